@@ -1,0 +1,163 @@
+/**
+ * The one config loader: embedded defaults, then the optional JSON file named by CONFIG_FILE, then the
+ * environment; the merged result is checked against schemas/config.schema.json before anything starts.
+ */
+import { readFileSync } from 'node:fs';
+import type { Config, NetworkConfig, UpstreamConfig } from './generated/config.js';
+import { validator, describeError } from './schemas.js';
+import { DEFAULT_RELAYED_METHODS } from './gateway/methods.js';
+
+export type { Config, NetworkConfig, UpstreamConfig, GatewayConfig, OrderbookConfig } from './generated/config.js';
+
+/** Chain ids of the networks a name alone is enough for. */
+export const KNOWN_CHAIN_IDS: Readonly<Record<string, number>> = {
+  mainnet: 1,
+  ropsten: 3,
+  rinkeby: 4,
+  goerli: 5,
+  kovan: 42,
+  sepolia: 11155111,
+  holesky: 17000,
+};
+
+export const DEFAULT_NETWORKS = ['mainnet', 'ropsten', 'kovan', 'rinkeby'];
+
+/** The canonical GPv2Settlement deployment, used when the order book network has an external upstream. */
+export const CANONICAL_SETTLEMENT = '0x9008D19f58AAbD9eD0D60971565AA8510560ab41';
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function defaults(): Config {
+  return {
+    host: '127.0.0.1',
+    port: 8080,
+    dataDir: './data',
+    logLevel: 'info',
+    networks: DEFAULT_NETWORKS.map((name) => ({ name, chainId: KNOWN_CHAIN_IDS[name], upstreams: [] })),
+    gateway: {
+      relayedMethods: [...DEFAULT_RELAYED_METHODS],
+      upstreamTimeoutMs: 10_000,
+      maxBodyBytes: 5 * 1024 * 1024,
+      maxBatchSize: 100,
+      maxLogsBlockRange: 10_000,
+      maxSubscriptionsPerConnection: 100,
+    },
+    orderbook: {
+      network: 'mainnet',
+      tokenPrices: {},
+      minValidToSeconds: 60,
+      gasPerTrade: 100_000,
+      feeRatioBps: 0,
+      feeQuoteTtlSeconds: 600,
+    },
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Objects merge key by key; arrays and scalars from `over` replace those of `base`. */
+function merge<T>(base: T, over: unknown): T {
+  if (!isPlainObject(base) || !isPlainObject(over)) return (over === undefined ? base : over) as T;
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) out[key] = merge(out[key], value);
+  return out as T;
+}
+
+function integer(env: Env, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
+  return Number(raw);
+}
+
+function list(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/** TOKEN_PRICES=0xabc…=1000000000,0xdef…=2.5 (native-token wei per base unit). */
+function tokenPrices(raw: string | undefined): Record<string, string> | undefined {
+  const entries = list(raw);
+  if (!entries) return undefined;
+  return Object.fromEntries(
+    entries.map((entry) => {
+      const [address, price] = entry.split('=');
+      if (!address || !price) throw new ConfigError(`TOKEN_PRICES entry "${entry}" is not address=price`);
+      return [address.toLowerCase(), price];
+    }),
+  );
+}
+
+function envNetworks(env: Env, fromFile: NetworkConfig[]): NetworkConfig[] {
+  const names = list(env.NETWORKS) ?? fromFile.map((n) => n.name);
+  return names.map((name) => {
+    const known = fromFile.find((n) => n.name === name);
+    const key = name.toUpperCase().replace(/-/g, '_');
+    const chainId = integer(env, `CHAIN_ID_${key}`) ?? known?.chainId ?? KNOWN_CHAIN_IDS[name];
+    if (chainId === undefined) {
+      throw new ConfigError(`network "${name}" has no known chain id: set CHAIN_ID_${key}`);
+    }
+    const urls = list(env[`UPSTREAM_${key}`]);
+    const upstreams: UpstreamConfig[] = urls ? urls.map((url) => ({ url })) : (known?.upstreams ?? []);
+    const port = integer(env, `PORT_${key}`) ?? known?.port;
+    return { name, chainId, upstreams, ...(port === undefined ? {} : { port }) };
+  });
+}
+
+function fromEnv(env: Env, base: Config): Record<string, unknown> {
+  const strip = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  return strip({
+    host: env.HOST,
+    port: integer(env, 'PORT'),
+    dataDir: env.DATA_DIR,
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    logLevel: env.LOG_LEVEL,
+    networks: envNetworks(env, base.networks),
+    gateway: strip({
+      relayedMethods: list(env.RELAYED_METHODS),
+      upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS'),
+      maxBodyBytes: integer(env, 'MAX_BODY_BYTES'),
+      maxBatchSize: integer(env, 'MAX_BATCH_SIZE'),
+      maxLogsBlockRange: integer(env, 'MAX_LOGS_BLOCK_RANGE'),
+      maxSubscriptionsPerConnection: integer(env, 'MAX_SUBSCRIPTIONS_PER_CONNECTION'),
+    }),
+    orderbook: strip({
+      network: env.ORDERBOOK_NETWORK,
+      settlementContract: env.SETTLEMENT_CONTRACT,
+      tokenPrices: tokenPrices(env.TOKEN_PRICES),
+      minValidToSeconds: integer(env, 'MIN_VALID_TO_SECONDS'),
+      gasPerTrade: integer(env, 'GAS_PER_TRADE'),
+      feeRatioBps: integer(env, 'FEE_RATIO_BPS'),
+      feeQuoteTtlSeconds: integer(env, 'FEE_QUOTE_TTL_SECONDS'),
+    }),
+  });
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  let config = defaults();
+  if (env.CONFIG_FILE) {
+    let file: unknown;
+    try {
+      file = JSON.parse(readFileSync(env.CONFIG_FILE, 'utf8'));
+    } catch (err) {
+      throw new ConfigError(`CONFIG_FILE ${env.CONFIG_FILE}: ${(err as Error).message}`);
+    }
+    config = merge(config, file);
+  }
+  config = merge(config, fromEnv(env, config));
+
+  const validate = validator<Config>('config.schema.json');
+  if (!validate(config)) throw new ConfigError(describeError(validate.errors, 'config'));
+  const names = config.networks.map((n) => n.name);
+  if (new Set(names).size !== names.length) throw new ConfigError(`network names repeat: ${names.join(', ')}`);
+  if (!names.includes(config.orderbook.network)) {
+    throw new ConfigError(`ORDERBOOK_NETWORK "${config.orderbook.network}" is not one of ${names.join(', ')}`);
+  }
+  return config;
+}

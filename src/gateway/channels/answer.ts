@@ -1,0 +1,77 @@
+/**
+ * Answering a JSON-RPC body (one request or a batch) on the channels that accept every relayed method:
+ * {network_url}/ and WebSocket. Each request is checked on its own, so one bad request in a batch gets its
+ * own error and the others are still relayed.
+ */
+import type { JsonRpcResponse, CheckedRequest, RpcOutcome } from '../jsonrpc.js';
+import { checkRequest, idOf, response, errorResponse } from '../jsonrpc.js';
+import { RpcError, asRpcError, rpcErrors } from '../errors.js';
+import type { Relay } from '../relay.js';
+
+export interface AnswerContext {
+  relay: Relay;
+  maxBatchSize: number;
+  isAllowed(method: string): boolean;
+  /** Words for the -32601 message, e.g. "on {network_url}/". */
+  where: string;
+  /** Methods the channel answers itself (eth_subscribe on WebSocket); undefined means "relay it". */
+  local?(request: CheckedRequest): Promise<RpcOutcome> | undefined;
+}
+
+export interface Answer {
+  status: number;
+  body: JsonRpcResponse | JsonRpcResponse[];
+}
+
+function check(ctx: AnswerContext, value: unknown): CheckedRequest {
+  const request = checkRequest(value);
+  if (!ctx.isAllowed(request.method)) throw rpcErrors.methodNotAllowed(request.method, ctx.where);
+  return request;
+}
+
+export async function answerBody(ctx: AnswerContext, body: unknown): Promise<Answer> {
+  try {
+    if (Array.isArray(body)) return { status: 200, body: await answerBatch(ctx, body) };
+    const request = check(ctx, body);
+    const outcome = await (ctx.local?.(request) ?? ctx.relay.call(request));
+    return { status: 200, body: response(request.id, outcome) };
+  } catch (err) {
+    const error = asRpcError(err);
+    return { status: error.status, body: errorResponse(idOf(body), error) };
+  }
+}
+
+async function answerBatch(ctx: AnswerContext, items: unknown[]): Promise<JsonRpcResponse[]> {
+  if (items.length === 0) throw rpcErrors.invalidRequest('empty batch');
+  if (items.length > ctx.maxBatchSize) throw rpcErrors.batchTooLarge(ctx.maxBatchSize);
+
+  const answers: (JsonRpcResponse | undefined)[] = new Array(items.length);
+  const relayed: { index: number; request: CheckedRequest }[] = [];
+  const local: Promise<void>[] = [];
+  items.forEach((item, index) => {
+    try {
+      const request = check(ctx, item);
+      const handled = ctx.local?.(request);
+      if (handled) {
+        local.push(
+          handled.then(
+            (outcome) => void (answers[index] = response(request.id, outcome)),
+            (err) => void (answers[index] = errorResponse(request.id, asRpcError(err))),
+          ),
+        );
+      } else {
+        relayed.push({ index, request });
+      }
+    } catch (err) {
+      answers[index] = errorResponse(idOf(item), asRpcError(err));
+    }
+  });
+
+  const outcomes = await ctx.relay.batch(relayed.map((r) => r.request));
+  relayed.forEach(({ index, request }, i) => {
+    const outcome = outcomes[i];
+    answers[index] = outcome instanceof RpcError ? errorResponse(request.id, outcome) : response(request.id, outcome);
+  });
+  await Promise.all(local);
+  return answers as JsonRpcResponse[];
+}

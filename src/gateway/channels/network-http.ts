@@ -1,0 +1,38 @@
+/**
+ * {network_url}/: a network's own address, reached by Host name (mainnet.example.com) or by a dedicated
+ * listener port. It takes a JSON-RPC body, one request or a batch, for every relayed method, and answers an
+ * error object from the upstream with 200, as Ethereum client libraries expect.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Gateway } from '../gateway.js';
+import { parseJson, errorResponse } from '../jsonrpc.js';
+import { rpcErrors, asRpcError } from '../errors.js';
+import { readBody, isJsonContentType, sendJson } from '../../http/io.js';
+import { answerBody, type AnswerContext } from './answer.js';
+
+export function httpAnswerContext(gw: Gateway, networkName: string): AnswerContext {
+  return {
+    relay: gw.entry(networkName).relay,
+    maxBatchSize: gw.config.gateway.maxBatchSize,
+    isAllowed: (method) => gw.relayedMethods.has(method),
+    where: `on this network's address (allowed: see RELAYED_METHODS)`,
+  };
+}
+
+export async function handleNetworkHttp(
+  gw: Gateway,
+  networkName: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  try {
+    if (req.method !== 'POST') throw rpcErrors.wrongHttpMethod('POST');
+    if (!isJsonContentType(req.headers['content-type'])) throw rpcErrors.contentType(req.headers['content-type']);
+    const body = parseJson(await readBody(req, gw.config.gateway.maxBodyBytes));
+    const answer = await answerBody(httpAnswerContext(gw, networkName), body);
+    sendJson(res, answer.status, JSON.stringify(answer.body));
+  } catch (err) {
+    const error = asRpcError(err);
+    sendJson(res, error.status, JSON.stringify(errorResponse(null, error)));
+  }
+}

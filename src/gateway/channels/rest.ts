@@ -1,0 +1,97 @@
+/**
+ * The Infura-style REST channel under /v1/jsonrpc/:network:
+ *   GET  /v1/jsonrpc/:network/methods           the method lists
+ *   GET  /v1/jsonrpc/:network/:method?params=   a GET-list method, params as a URL-encoded JSON array
+ *   POST /v1/jsonrpc/:network[/:method]         a POST-list method, JSON-RPC body
+ * Here an error object returned by the upstream is answered with 502 (the other channels use 200).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Gateway } from '../gateway.js';
+import type { MethodsListing } from '../../generated/jsonrpc/methods-listing.js';
+import { checkEnvelope, checkParams, parseJson, idOf, response, errorResponse, type CheckedRequest, type JsonRpcId } from '../jsonrpc.js';
+import { rpcErrors, asRpcError, RpcError } from '../errors.js';
+import { readBody, isJsonContentType, sendJson } from '../../http/io.js';
+
+export async function handleRest(
+  gw: Gateway,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: URLSearchParams,
+): Promise<void> {
+  // segments after /v1/jsonrpc/: [network] or [network, method]
+  const segments = path.split('/').slice(3);
+  let id: JsonRpcId = null;
+  try {
+    if (segments.length === 0 || segments.length > 2 || !segments[0]) throw rpcErrors.notFound(path);
+    const [networkName, pathMethod] = segments.map(decodeSegment);
+    const { relay } = gw.entry(networkName);
+
+    let request: CheckedRequest;
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (pathMethod === undefined) throw rpcErrors.wrongHttpMethod('POST');
+      if (pathMethod === 'methods') {
+        const listing: MethodsListing = { get: [...gw.getMethods], post: [...gw.postMethods] };
+        return sendJson(res, 200, JSON.stringify(listing));
+      }
+      if (pathMethod === 'ws') throw new RpcError(426, -32600, 'this address takes a WebSocket upgrade');
+      id = queryId(query.get('id'));
+      request = { id, method: pathMethod, params: queryParams(query.get('params')) };
+      if (!gw.getMethods.has(request.method)) throw rpcErrors.methodNotAllowed(request.method, 'with GET');
+    } else if (req.method === 'POST') {
+      request = await postedRequest(gw, req, pathMethod, (value) => (id = value));
+    } else {
+      throw rpcErrors.wrongHttpMethod('GET or POST');
+    }
+
+    checkParams(request);
+    const outcome = await relay.call(request);
+    sendJson(res, outcome.error ? 502 : 200, JSON.stringify(response(request.id, outcome)));
+  } catch (err) {
+    const error = asRpcError(err);
+    sendJson(res, error.status, JSON.stringify(errorResponse(id, error)));
+  }
+}
+
+async function postedRequest(
+  gw: Gateway,
+  req: IncomingMessage,
+  pathMethod: string | undefined,
+  learnId: (id: JsonRpcId) => void,
+): Promise<CheckedRequest> {
+  if (!isJsonContentType(req.headers['content-type'])) throw rpcErrors.contentType(req.headers['content-type']);
+  const body = parseJson(await readBody(req, gw.config.gateway.maxBodyBytes));
+  if (Array.isArray(body)) throw rpcErrors.invalidRequest('batches are accepted on {network_url}/ and WebSocket, not here');
+  learnId(idOf(body));
+  const request = checkEnvelope(body);
+  if (pathMethod !== undefined) {
+    if (!gw.postMethods.has(pathMethod)) throw rpcErrors.methodNotAllowed(pathMethod, 'with POST');
+    if (request.method !== pathMethod) {
+      throw rpcErrors.invalidRequest(`the body's method ${request.method} differs from the path's ${pathMethod}`);
+    }
+  } else if (!gw.postMethods.has(request.method)) {
+    throw rpcErrors.methodNotAllowed(request.method, 'with POST');
+  }
+  return request;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw rpcErrors.invalidRequest(`malformed path segment ${JSON.stringify(segment)}`);
+  }
+}
+
+/** The `id` query parameter: an integer when it looks like one, else the string; 1 when absent. */
+function queryId(raw: string | null): JsonRpcId {
+  if (raw === null) return 1;
+  return /^-?\d{1,15}$/.test(raw) ? Number(raw) : raw;
+}
+
+function queryParams(raw: string | null): unknown[] {
+  if (raw === null || raw === '') return [];
+  const params = parseJson(raw);
+  if (!Array.isArray(params)) throw rpcErrors.invalidParams('params must be a JSON array');
+  return params;
+}

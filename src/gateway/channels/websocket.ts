@@ -1,0 +1,86 @@
+/**
+ * {ws_url}/ws (and /v1/jsonrpc/:network/ws): one JSON-RPC message per frame, every relayed method plus
+ * eth_subscribe / eth_unsubscribe. A frame that is not JSON gets a -32700 error and the connection stays
+ * open; when a client goes away its subscriptions end.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, WebSocket } from 'ws';
+import type { Gateway } from '../gateway.js';
+import { parseJson, errorResponse, type CheckedRequest, type RpcOutcome } from '../jsonrpc.js';
+import { asRpcError, rpcErrors, RpcError } from '../errors.js';
+import type { SubscriberSink } from '../subscriptions.js';
+import { answerBody, type AnswerContext } from './answer.js';
+import { httpAnswerContext } from './network-http.js';
+
+/** A client that lets this much pile up unread is cut off rather than allowed to grow our memory. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+export class WebSocketChannel {
+  private readonly wss: WebSocketServer;
+
+  constructor(private readonly gw: Gateway) {
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: gw.config.gateway.maxBodyBytes });
+  }
+
+  /** Takes over an HTTP upgrade for `networkName` (already known to exist). */
+  upgrade(networkName: string, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(networkName, ws));
+  }
+
+  private serve(networkName: string, ws: WebSocket): void {
+    const { network } = this.gw.entry(networkName);
+    const hub = network.hub;
+    const sink: SubscriberSink = {
+      send: (frame) => {
+        if (ws.readyState !== WebSocket.OPEN) return;
+        if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+          ws.close(1008, 'client is not reading its messages');
+          return;
+        }
+        ws.send(frame);
+      },
+    };
+    const limit = this.gw.config.gateway.maxSubscriptionsPerConnection;
+    const ctx: AnswerContext = {
+      ...httpAnswerContext(this.gw, networkName),
+      isAllowed: (method) => this.gw.relayedMethods.has(method) || this.gw.subscriptionMethods.has(method),
+      where: 'on this WebSocket',
+      local: (request: CheckedRequest): Promise<RpcOutcome> | undefined => {
+        if (request.method === 'eth_subscribe') {
+          if (hub.subscriptionsOf(sink) >= limit) {
+            return Promise.reject(new RpcError(429, -32005, `at most ${limit} subscriptions per connection`));
+          }
+          return hub.subscribe(sink, request.params);
+        }
+        if (request.method === 'eth_unsubscribe') {
+          const [id] = request.params;
+          if (typeof id !== 'string') return Promise.reject(rpcErrors.invalidParams('params[0] must be a subscription id'));
+          return Promise.resolve({ result: hub.unsubscribe(sink, id) });
+        }
+        return undefined;
+      },
+    };
+
+    ws.on('message', (data: Buffer) => {
+      let body: unknown;
+      try {
+        body = parseJson(data);
+      } catch (err) {
+        sink.send(JSON.stringify(errorResponse(null, asRpcError(err))));
+        return;
+      }
+      answerBody(ctx, body).then(
+        (answer) => sink.send(JSON.stringify(answer.body)),
+        (err) => sink.send(JSON.stringify(errorResponse(null, asRpcError(err)))),
+      );
+    });
+    ws.on('close', () => hub.dropClient(sink));
+    ws.on('error', () => hub.dropClient(sink));
+  }
+
+  close(): void {
+    for (const client of this.wss.clients) client.terminate();
+    this.wss.close();
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The gateway's one error type. Every failure the gateway itself produces is an RpcError carrying the HTTP
+ * status of the specification's table and a JSON-RPC 2.0 error code; channels turn it into a response in
+ * one place (`errorResponse`). Errors returned by an upstream are not RpcErrors: they are relayed as they
+ * came (see relay.ts).
+ */
+import type { JsonRpcErrorObject } from '../generated/jsonrpc/response.js';
+import { PayloadTooLargeError } from '../http/io.js';
+import { logger } from '../logger.js';
+
+export class RpcError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+
+  toObject(): JsonRpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** Why an upstream call failed; `retryable` says whether another upstream may be asked instead. */
+export type UpstreamFailureReason = 'unreachable' | 'timeout' | 'bad-response' | 'http-status' | 'closed';
+
+export class UpstreamError extends RpcError {
+  constructor(
+    readonly reason: UpstreamFailureReason,
+    readonly upstream: string,
+    detail: string,
+  ) {
+    super(502, -32603, `upstream ${upstream} ${detail}`);
+  }
+}
+
+export const rpcErrors = {
+  parse: (detail: string) => new RpcError(400, -32700, `Parse error: ${detail}`),
+  invalidRequest: (detail: string) => new RpcError(400, -32600, `Invalid request: ${detail}`),
+  invalidParams: (detail: string) => new RpcError(400, -32602, `Invalid params: ${detail}`),
+  methodNotAllowed: (method: string, where: string) =>
+    new RpcError(404, -32601, `the method ${method} does not exist/is not available ${where}`),
+  unknownNetwork: (network: string, known: string[]) =>
+    new RpcError(404, -32600, `unknown network "${network}"; known networks: ${known.join(', ')}`, {
+      networks: known,
+    }),
+  notFound: (path: string) => new RpcError(404, -32600, `no route for ${path}`),
+  wrongHttpMethod: (allowed: string) => new RpcError(405, -32600, `use HTTP ${allowed} here`),
+  contentType: (got: string | undefined) =>
+    new RpcError(400, -32600, `Content-Type must be application/json, got ${got ? `"${got}"` : 'none'}`),
+  bodyTooLarge: (limit: number) => new RpcError(413, -32600, `request body exceeds ${limit} bytes`),
+  batchTooLarge: (limit: number) => new RpcError(400, -32600, `batch exceeds ${limit} requests`),
+  rateLimited: (detail: string) => new RpcError(429, -32005, `rate limit exceeded: ${detail}`),
+  unauthorized: (detail: string) => new RpcError(401, -32600, detail),
+  internal: () => new RpcError(500, -32603, 'Internal error'),
+};
+
+/**
+ * The status and body for anything thrown in the gateway. What is neither an RpcError nor an oversized body
+ * is the gateway's own fault: logged with its stack, answered 500 with no detail.
+ */
+export function asRpcError(err: unknown): RpcError {
+  if (err instanceof RpcError) return err;
+  if (err instanceof PayloadTooLargeError) return rpcErrors.bodyTooLarge(err.limit);
+  logger.error({ err }, 'unexpected failure in the gateway');
+  return rpcErrors.internal();
+}

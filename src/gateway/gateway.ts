@@ -1,0 +1,78 @@
+/**
+ * The gateway: the networks it serves and the method lists of each channel. Channels (channels/*.ts) look
+ * networks up here and send requests through each network's relay.
+ */
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { Network } from './network.js';
+import { Relay } from './relay.js';
+import { GET_METHODS, POST_METHODS, SUBSCRIPTION_METHODS } from './methods.js';
+import { rpcErrors } from './errors.js';
+
+export interface NetworkEntry {
+  network: Network;
+  relay: Relay;
+}
+
+export class Gateway {
+  readonly getMethods = new Set(GET_METHODS);
+  readonly postMethods = new Set(POST_METHODS);
+  readonly relayedMethods: Set<string>;
+  readonly subscriptionMethods = new Set(SUBSCRIPTION_METHODS);
+
+  private constructor(
+    readonly config: Config,
+    readonly logger: Logger,
+    private readonly networks: Map<string, NetworkEntry>,
+  ) {
+    this.relayedMethods = new Set(config.gateway.relayedMethods);
+  }
+
+  static async start(config: Config, logger: Logger): Promise<Gateway> {
+    const networks = new Map<string, NetworkEntry>();
+    const started = await Promise.allSettled(
+      config.networks.map((nc) =>
+        Network.start({ config: nc, gateway: config.gateway, dataDir: config.dataDir, logger }),
+      ),
+    );
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) {
+      await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+      throw (failed as PromiseRejectedResult).reason;
+    }
+    for (const s of started as PromiseFulfilledResult<Network>[]) {
+      networks.set(s.value.name, { network: s.value, relay: new Relay(s.value) });
+    }
+    return new Gateway(config, logger, networks);
+  }
+
+  get networkNames(): string[] {
+    return [...this.networks.keys()];
+  }
+
+  has(name: string): boolean {
+    return this.networks.has(name);
+  }
+
+  /** The network of that name, or the specification's 404 naming the known ones. */
+  entry(name: string): NetworkEntry {
+    const entry = this.networks.get(name);
+    if (!entry) throw rpcErrors.unknownNetwork(name, this.networkNames);
+    return entry;
+  }
+
+  network(name: string): Network {
+    return this.entry(name).network;
+  }
+
+  async health(): Promise<Record<string, boolean>> {
+    const checks = await Promise.all(
+      [...this.networks.values()].map(async ({ network }) => [network.name, await network.reachable()] as const),
+    );
+    return Object.fromEntries(checks);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.networks.values()].map(({ network }) => network.stop()));
+  }
+}

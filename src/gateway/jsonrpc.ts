@@ -1,0 +1,78 @@
+/**
+ * Parsing and checking of JSON-RPC requests against schemas/jsonrpc: the envelope first, then the
+ * method's params where schemas/jsonrpc/method-params.schema.json defines them.
+ */
+import type { JsonRpcRequest } from '../generated/jsonrpc/request.js';
+import type { JsonRpcResponse, JsonRpcErrorObject } from '../generated/jsonrpc/response.js';
+import { validator, hasDefinition, describeError } from '../schemas.js';
+import { rpcErrors, RpcError } from './errors.js';
+
+export type { JsonRpcRequest, JsonRpcResponse, JsonRpcErrorObject };
+export type JsonRpcId = JsonRpcRequest['id'];
+
+/** What an upstream answered for one call, without the envelope. */
+export type RpcOutcome = { result: unknown; error?: undefined } | { error: JsonRpcErrorObject; result?: undefined };
+
+/** A request whose envelope and params have been checked; params is always an array. */
+export interface CheckedRequest {
+  id: JsonRpcId;
+  method: string;
+  params: unknown[];
+}
+
+const PARAMS_FILE = 'jsonrpc/method-params.schema.json';
+const envelope = validator<JsonRpcRequest>('jsonrpc/request.schema.json');
+
+export function parseJson(body: Buffer | string): unknown {
+  try {
+    return JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
+  } catch (err) {
+    throw rpcErrors.parse((err as Error).message);
+  }
+}
+
+/** Best effort id of a request that failed its checks, so the error can still be matched to it. */
+export function idOf(value: unknown): JsonRpcId {
+  if (typeof value === 'object' && value !== null && 'id' in value) {
+    const id = (value as { id: unknown }).id;
+    if (typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))) return id;
+  }
+  return null;
+}
+
+export function checkEnvelope(value: unknown): CheckedRequest {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw rpcErrors.invalidRequest('the body must be a JSON-RPC request object');
+  }
+  if (!envelope(value)) {
+    const first = envelope.errors?.[0];
+    if (first?.instancePath === '/params') throw rpcErrors.invalidParams('params must be an array');
+    throw rpcErrors.invalidRequest(describeError(envelope.errors, 'request'));
+  }
+  return { id: value.id, method: value.method, params: value.params ?? [] };
+}
+
+export function checkParams(request: CheckedRequest): void {
+  if (!hasDefinition(PARAMS_FILE, request.method)) return;
+  const validate = validator(`${PARAMS_FILE}#/$defs/${request.method}`);
+  if (!validate(request.params)) {
+    throw rpcErrors.invalidParams(describeError(validate.errors, 'params'));
+  }
+}
+
+/** Envelope, then params: the whole check a request passes before it may reach an upstream. */
+export function checkRequest(value: unknown): CheckedRequest {
+  const request = checkEnvelope(value);
+  checkParams(request);
+  return request;
+}
+
+export function response(id: JsonRpcId, outcome: RpcOutcome): JsonRpcResponse {
+  return outcome.error !== undefined
+    ? { jsonrpc: '2.0', id, error: outcome.error }
+    : { jsonrpc: '2.0', id, result: outcome.result };
+}
+
+export function errorResponse(id: JsonRpcId, err: RpcError): JsonRpcResponse {
+  return { jsonrpc: '2.0', id, error: err.toObject() };
+}

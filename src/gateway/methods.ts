@@ -1,0 +1,74 @@
+/**
+ * Which methods each channel accepts. The GET and POST lists are the specification's (the old Infura
+ * /v1/jsonrpc API); the relayed list is what {network_url}/ and WebSocket accept by default and can be
+ * replaced by configuration (RELAYED_METHODS).
+ */
+
+export const GET_METHODS: readonly string[] = [
+  'eth_accounts',
+  'eth_blockNumber',
+  'eth_gasPrice',
+  'eth_getBalance',
+  'eth_getBlockByHash',
+  'eth_getBlockByNumber',
+  'eth_getBlockTransactionCountByHash',
+  'eth_getBlockTransactionCountByNumber',
+  'eth_getCode',
+  'eth_getLogs',
+  'eth_getUncleByBlockNumberAndIndex',
+  'eth_getUncleByBlockHashAndIndex',
+  'eth_getUncleCountByBlockHash',
+  'eth_getTransactionCount',
+  'eth_getTransactionByBlockHashAndIndex',
+  'eth_getTransactionByBlockNumberAndIndex',
+  'eth_getTransactionReceipt',
+];
+
+export const POST_METHODS: readonly string[] = [
+  'eth_call',
+  'eth_estimateGas',
+  'eth_sendRawTransaction',
+  'eth_submitWork',
+  'eth_submitHashrate',
+];
+
+/** Methods that exist only on a WebSocket connection, handled by the subscription hub. */
+export const SUBSCRIPTION_METHODS: readonly string[] = ['eth_subscribe', 'eth_unsubscribe'];
+
+/**
+ * The standard read and submit methods real clients (ethers, viem, web3.js, cast) call. Account methods
+ * that would use keys held by the node (eth_sign, eth_sendTransaction), admin/debug/personal/miner/txpool
+ * and dev-chain control (anvil_*, evm_*, hardhat_*) are left out, as on Infura.
+ */
+export const DEFAULT_RELAYED_METHODS: readonly string[] = [
+  ...GET_METHODS,
+  ...POST_METHODS,
+  'web3_clientVersion',
+  'web3_sha3',
+  'net_version',
+  'net_listening',
+  'net_peerCount',
+  'eth_chainId',
+  'eth_syncing',
+  'eth_protocolVersion',
+  'eth_mining',
+  'eth_hashrate',
+  'eth_maxPriorityFeePerGas',
+  'eth_feeHistory',
+  'eth_blobBaseFee',
+  'eth_getStorageAt',
+  'eth_getProof',
+  'eth_getTransactionByHash',
+  'eth_getBlockReceipts',
+  'eth_getUncleCountByBlockNumber',
+  'eth_createAccessList',
+  'eth_simulateV1',
+  'eth_newFilter',
+  'eth_newBlockFilter',
+  'eth_newPendingTransactionFilter',
+  'eth_getFilterChanges',
+  'eth_getFilterLogs',
+  'eth_uninstallFilter',
+];
+
+export type Channel = 'rest-get' | 'rest-post' | 'http' | 'ws';

@@ -1,0 +1,188 @@
+/**
+ * An upstream reached over WebSocket: calls and batches multiplexed by id on one connection, plus
+ * eth_subscribe notifications routed by subscription id. The connection opens on first use; when it drops
+ * while subscriptions are live it is re-opened with backoff and 'reconnected' is emitted so that the
+ * subscription hub can subscribe again.
+ */
+import { EventEmitter } from 'node:events';
+import WebSocket from 'ws';
+import { UpstreamError } from '../errors.js';
+import type { RpcOutcome } from '../jsonrpc.js';
+import type { UpstreamCall, UpstreamTransport } from './types.js';
+import { toOutcome, batchOutcomes } from './outcome.js';
+import type { Logger } from '../../logger.js';
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (err: UpstreamError) => void;
+  timer: NodeJS.Timeout;
+}
+
+export interface WsUpstreamOptions {
+  name: string;
+  url: string;
+  timeoutMs: number;
+  logger: Logger;
+}
+
+export class WsUpstream extends EventEmitter implements UpstreamTransport {
+  readonly name: string;
+  private socket: WebSocket | undefined;
+  private opening: Promise<WebSocket> | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly subscribers = new Map<string, (result: unknown) => void>();
+  private closed = false;
+  private reconnectDelayMs = 250;
+
+  constructor(private readonly options: WsUpstreamOptions) {
+    super();
+    this.name = options.name;
+  }
+
+  async send(call: UpstreamCall): Promise<RpcOutcome> {
+    const id = this.nextId++;
+    const message = await this.request(id, { jsonrpc: '2.0', id, method: call.method, params: call.params });
+    return toOutcome(message, this.name);
+  }
+
+  async sendBatch(calls: UpstreamCall[]): Promise<RpcOutcome[]> {
+    // Ids of a batch are consecutive; the answer (an array) is matched by its first id.
+    const base = this.nextId;
+    this.nextId += calls.length;
+    const body = calls.map((c, i) => ({ jsonrpc: '2.0', id: base + i, method: c.method, params: c.params }));
+    const answer = await this.request(base, body);
+    const rebased = Array.isArray(answer)
+      ? answer.map((item) => ({ ...(item as object), id: (item as { id: number }).id - base }))
+      : answer;
+    return batchOutcomes(rebased, calls.length, this.name);
+  }
+
+  /** eth_subscribe on the upstream; `listener` gets each notification's result until `unsubscribe`. */
+  async subscribe(params: unknown[], listener: (result: unknown) => void): Promise<RpcOutcome> {
+    const outcome = await this.send({ method: 'eth_subscribe', params });
+    if (outcome.error === undefined) {
+      if (typeof outcome.result !== 'string') {
+        throw new UpstreamError('bad-response', this.name, 'answered eth_subscribe without a subscription id');
+      }
+      this.subscribers.set(outcome.result, listener);
+    }
+    return outcome;
+  }
+
+  async unsubscribe(subscriptionId: string): Promise<void> {
+    if (!this.subscribers.delete(subscriptionId)) return;
+    if (this.socket?.readyState !== WebSocket.OPEN) return;
+    await this.send({ method: 'eth_unsubscribe', params: [subscriptionId] }).catch((err: Error) =>
+      this.options.logger.debug({ upstream: this.name, err: err.message }, 'eth_unsubscribe failed'),
+    );
+  }
+
+  get subscriptionCount(): number {
+    return this.subscribers.size;
+  }
+
+  private async request(id: number, payload: unknown): Promise<unknown> {
+    const socket = await this.connect();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new UpstreamError('timeout', this.name, 'timed out'));
+      }, this.options.timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      socket.send(JSON.stringify(payload));
+    });
+  }
+
+  private connect(): Promise<WebSocket> {
+    if (this.closed) return Promise.reject(new UpstreamError('closed', this.name, 'is closed'));
+    if (this.socket?.readyState === WebSocket.OPEN) return Promise.resolve(this.socket);
+    this.opening ??= new Promise<WebSocket>((resolve, reject) => {
+      const socket = new WebSocket(this.options.url, { handshakeTimeout: this.options.timeoutMs });
+      socket.once('open', () => {
+        this.socket = socket;
+        this.opening = undefined;
+        this.reconnectDelayMs = 250;
+        resolve(socket);
+      });
+      socket.on('error', (err) => {
+        if (this.socket === socket) return; // errors after open surface as 'close'
+        this.opening = undefined;
+        reject(new UpstreamError('unreachable', this.name, `is unreachable (${(err as { code?: string }).code ?? err.message})`));
+      });
+      socket.on('message', (data) => this.onMessage(data.toString()));
+      socket.on('close', () => this.onClose(socket));
+    });
+    return this.opening;
+  }
+
+  private onMessage(text: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      this.options.logger.warn({ upstream: this.name }, 'upstream sent a WebSocket frame that is not JSON');
+      return;
+    }
+    const id = Array.isArray(message) ? lowestId(message) : (message as { id?: unknown } | null)?.id;
+    if (typeof id === 'number') {
+      const pending = this.pending.get(id);
+      if (!pending) return;
+      this.pending.delete(id);
+      clearTimeout(pending.timer);
+      pending.resolve(message);
+      return;
+    }
+    const note = message as { method?: string; params?: { subscription?: string; result?: unknown } };
+    if (note.method === 'eth_subscription' && typeof note.params?.subscription === 'string') {
+      this.subscribers.get(note.params.subscription)?.(note.params.result);
+    }
+  }
+
+  private onClose(socket: WebSocket): void {
+    if (this.socket !== socket) return;
+    this.socket = undefined;
+    for (const [id, pending] of this.pending) {
+      clearTimeout(pending.timer);
+      pending.reject(new UpstreamError('closed', this.name, 'closed the connection'));
+      this.pending.delete(id);
+    }
+    const hadSubscriptions = this.subscribers.size > 0;
+    // Upstream subscription ids die with the connection; the hub subscribes again on 'reconnected'.
+    this.subscribers.clear();
+    if (hadSubscriptions && !this.closed) this.reconnect();
+  }
+
+  private reconnect(): void {
+    const delay = this.reconnectDelayMs;
+    this.reconnectDelayMs = Math.min(delay * 2, 5_000);
+    setTimeout(() => {
+      if (this.closed) return;
+      this.connect().then(
+        () => this.emit('reconnected'),
+        () => this.reconnect(),
+      );
+    }, delay).unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.subscribers.clear();
+    const socket = this.socket;
+    this.socket = undefined;
+    if (socket) {
+      socket.removeAllListeners('close');
+      socket.terminate();
+    }
+    for (const pending of this.pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(new UpstreamError('closed', this.name, 'is closed'));
+    }
+    this.pending.clear();
+  }
+}
+
+function lowestId(messages: unknown[]): number | undefined {
+  const ids = messages.map((m) => (m as { id?: unknown } | null)?.id).filter((id) => typeof id === 'number');
+  return ids.length > 0 ? Math.min(...(ids as number[])) : undefined;
+}

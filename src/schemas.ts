@@ -1,0 +1,68 @@
+/**
+ * The one Ajv instance: every JSON Schema under schemas/ is loaded once, by its $id, and validators are
+ * compiled on first use. Callers name a schema by its path under schemas/ plus an optional JSON pointer.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { repoPath } from './paths.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const BASE_ID = 'https://ethgate.dev/schemas/';
+
+const ajv = new Ajv2020({ allErrors: false, verbose: true, strict: true, allowUnionTypes: true });
+addFormats(ajv);
+
+function load(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) load(path);
+    else if (entry.name.endsWith('.json')) ajv.addSchema(JSON.parse(readFileSync(path, 'utf8')));
+  }
+}
+load(repoPath('schemas'));
+
+const compiled = new Map<string, ValidateFunction>();
+
+/** `validator('jsonrpc/request.schema.json')` or `validator('jsonrpc/method-params.schema.json#/$defs/eth_call')`. */
+export function validator<T = unknown>(ref: string): ValidateFunction<T> {
+  let fn = compiled.get(ref);
+  if (!fn) {
+    fn = ajv.getSchema(BASE_ID + ref);
+    if (!fn) throw new Error(`no schema ${ref} under schemas/`);
+    compiled.set(ref, fn);
+  }
+  return fn as ValidateFunction<T>;
+}
+
+/** Whether schemas/<file> defines `#/$defs/<name>` (used to find per-method params schemas). */
+export function hasDefinition(file: string, name: string): boolean {
+  const schema = ajv.getSchema(BASE_ID + file)?.schema as { $defs?: Record<string, unknown> } | undefined;
+  return Boolean(schema?.$defs && Object.hasOwn(schema.$defs, name));
+}
+
+/**
+ * One readable line for the first validation error, e.g. `params[0] must be a 20-byte address (0x + 40
+ * hex digits)`. The schema's `title` says what was expected; Ajv's own message is the fallback.
+ */
+export function describeError(errors: ErrorObject[] | null | undefined, root: string): string {
+  const error = errors?.[0];
+  if (!error) return `${root} is invalid`;
+  const where = root + error.instancePath.replace(/\/(\d+)/g, '[$1]').replace(/\/([^/]+)/g, '.$1');
+  const parent = error.parentSchema as { title?: string } | undefined;
+  switch (error.keyword) {
+    case 'required':
+      return `${where} must have ${(error.params as { missingProperty: string }).missingProperty}`;
+    case 'additionalProperties':
+      return `${where} has an unknown field ${(error.params as { additionalProperty: string }).additionalProperty}`;
+    case 'minItems':
+    case 'maxItems':
+      return `${where} ${error.message} (got ${(error.data as unknown[]).length})`;
+    case 'false schema':
+      return `${where} is not expected`;
+    default:
+      return parent?.title ? `${where} must be ${parent.title}` : `${where} ${error.message}`;
+  }
+}
+

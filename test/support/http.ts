@@ -1,0 +1,57 @@
+/** Plain HTTP calls for tests that check status codes and raw bodies. */
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+export async function http(url: string, init: RequestInit = {}): Promise<HttpResult> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** POST a JSON body (a value, serialised here, or a raw string sent as is). */
+export function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  return http(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/**
+ * POST through node:http, which (unlike fetch) lets a test set the Host header, e.g. mainnet.localhost to
+ * reach a network's own address on the main port.
+ */
+export async function postWithHost(url: string, host: string, body: unknown, contentType = 'application/json'): Promise<HttpResult> {
+  const { request } = await import('node:http');
+  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { host, 'content-type': contentType } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+        resolve({ status: res.statusCode ?? 0, headers, text, json });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}

@@ -1,0 +1,28 @@
+/** Starting the real service in-process for a test, on free ports and a fresh data directory. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { startService, type Service } from '../../src/service.js';
+
+export interface TestService extends Service {
+  dataDir: string;
+}
+
+/**
+ * `env` is applied on top of: PORT=0, a temporary DATA_DIR, and NETWORKS=mainnet (one embedded anvil)
+ * unless the test names its own networks.
+ */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ethgate-test-'));
+  const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, NETWORKS: 'mainnet', LOG_LEVEL: 'silent', ...env });
+  const service = await startService(config);
+  return {
+    ...service,
+    dataDir,
+    async stop() {
+      await service.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
