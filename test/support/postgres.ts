@@ -1,0 +1,26 @@
+/** A throwaway PostgreSQL schema per test suite, when DATABASE_URL is set. */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export const databaseUrl = process.env.DATABASE_URL;
+
+export interface TestSchema {
+  pool: pg.Pool;
+  schema: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestSchema(prefix = 't'): Promise<TestSchema> {
+  if (!databaseUrl) throw new Error('DATABASE_URL is not set');
+  const schema = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  await pool.query(`CREATE SCHEMA "${schema}"`);
+  return {
+    pool,
+    schema,
+    async drop() {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    },
+  };
+}
