@@ -49,6 +49,12 @@ export class ConcurrencyError extends Error {
   }
 }
 
+/**
+ * The append itself is malformed (no events, a bad expected version, data that is not JSON or that a store
+ * cannot hold). Nothing was written; retrying the same append cannot succeed.
+ */
+export class InvalidAppendError extends Error {}
+
 export interface EventStore {
   /**
    * Appends `events` to one stream atomically if it is at `expected`. The promise settles after the events

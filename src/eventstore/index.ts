@@ -1,0 +1,28 @@
+/** Opening the configured event store: PostgreSQL when a database URL is set, else SQLite under DATA_DIR. */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PostgresEventStore } from './postgres.js';
+import { SqliteEventStore } from './sqlite.js';
+
+export * from './types.js';
+export { PostgresEventStore, type PostgresEventStoreOptions } from './postgres.js';
+export { SqliteEventStore } from './sqlite.js';
+
+export interface EventStoreOptions {
+  /** Directory of the SQLite file (`events.sqlite`), created if missing. */
+  dataDir: string;
+  databaseUrl?: string;
+  /** PostgreSQL schema of the tables (default `public`). */
+  pgSchema?: string;
+}
+
+/** Either store; `kind` tells which, and with it whether `db` (SQLite) or `pool` (PostgreSQL) is there. */
+export type OpenedEventStore = SqliteEventStore | PostgresEventStore;
+
+export async function openEventStore(options: EventStoreOptions): Promise<OpenedEventStore> {
+  if (options.databaseUrl) {
+    return PostgresEventStore.open({ connectionString: options.databaseUrl, schema: options.pgSchema });
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  return new SqliteEventStore(join(options.dataDir, 'events.sqlite'));
+}

@@ -1,0 +1,143 @@
+/**
+ * The embedded event store: one SQLite file (better-sqlite3, WAL) owned by one process. better-sqlite3 is
+ * synchronous, so a batch's transaction runs start to finish within one turn of the event loop: nothing
+ * else in the process can interleave with it, positions are taken in commit order, and subscribers are
+ * told right after the commit.
+ */
+import Database from 'better-sqlite3';
+import { planBatch, prepareAppend, type EventRow, type PreparedAppend, type BatchPlan } from './append-plan.js';
+import { GroupCommitQueue } from './group-commit.js';
+import { HeadListeners } from './head-listeners.js';
+import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent } from './types.js';
+import { checkReadAll } from './read-args.js';
+
+// position is the rowid: a single writer assigns it in commit order, and a rolled back batch leaves no gap
+// because the next one takes max + 1 again.
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS events (
+    position       INTEGER PRIMARY KEY,
+    stream_id      TEXT    NOT NULL,
+    stream_version INTEGER NOT NULL,
+    type           TEXT    NOT NULL,
+    schema_version INTEGER NOT NULL,
+    data           TEXT    NOT NULL,
+    recorded_at    TEXT    NOT NULL,
+    UNIQUE (stream_id, stream_version)
+  ) STRICT;
+`;
+
+const COLUMNS = `position, stream_id AS streamId, stream_version AS streamVersion, type,
+  schema_version AS schemaVersion, data, recorded_at AS recordedAt`;
+
+type Row = Omit<StoredEvent, 'data'> & { data: string };
+
+function toEvent(row: Row): StoredEvent {
+  return { ...row, data: JSON.parse(row.data) as unknown };
+}
+
+function prepareStatements(db: Database.Database) {
+  return {
+    head: db.prepare<[], number>('SELECT coalesce(max(position), 0) FROM events').pluck(),
+    version: db
+      .prepare<[string], number>('SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = ?')
+      .pluck(),
+    insert: db.prepare<[number, string, number, string, number, string, string]>(
+      `INSERT INTO events (position, stream_id, stream_version, type, schema_version, data, recorded_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    readStream: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY stream_version`),
+    readAll: db.prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`),
+  };
+}
+
+type Statements = ReturnType<typeof prepareStatements>;
+
+export class SqliteEventStore implements EventStore {
+  readonly kind = 'sqlite' as const;
+  /**
+   * The connection, for read models kept in the same file. The store owns it: close() closes it. Do not
+   * write to the events table through it.
+   */
+  readonly db: Database.Database;
+
+  private readonly queue: GroupCommitQueue;
+  private readonly listeners: HeadListeners;
+  private readonly statements: Statements;
+  private readonly writeBatchTx: Database.Transaction<(batch: PreparedAppend[]) => BatchPlan>;
+
+  /** `path`: the database file (created if missing; its directory must exist) or ':memory:'. */
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    // FULL: the WAL is fsynced at every commit (one per batch), so an acknowledged append survives power
+    // loss, not only a kill -9 of the process (NORMAL is enough for that). Measured on the 2-core machine
+    // (bench/eventstore.ts, 200 callers, shared with other work): FULL 26,000-47,000 appends/s, NORMAL
+    // 36,000-51,000; both far above the 3,000 orders/s intake, so the stronger guarantee is kept.
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+    this.statements = prepareStatements(this.db);
+    this.writeBatchTx = this.db.transaction((batch: PreparedAppend[]) => this.writeBatch(batch));
+    this.listeners = new HeadListeners(this.statements.head.get()!);
+    this.queue = new GroupCommitQueue(async (batch) => {
+      const plan = this.writeBatchTx.immediate(batch);
+      this.listeners.report(plan.head);
+      return plan.outcomes;
+    });
+  }
+
+  append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
+    try {
+      return this.queue.submit(prepareAppend(streamId, events, expected));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  async readStream(streamId: string): Promise<StoredEvent[]> {
+    return this.statements.readStream.all(streamId).map(toEvent);
+  }
+
+  async readAll(after: number, limit: number): Promise<StoredEvent[]> {
+    checkReadAll(after, limit);
+    return this.statements.readAll.all(after, limit).map(toEvent);
+  }
+
+  async head(): Promise<number> {
+    return this.statements.head.get()!;
+  }
+
+  /** Only appends of this process are seen: the SQLite file has one writing process. */
+  subscribe(listener: (head: number) => void): () => void {
+    return this.listeners.add(listener);
+  }
+
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    await this.queue.close();
+    this.db.close();
+  }
+
+  // Runs inside the batch's transaction.
+  private writeBatch(batch: PreparedAppend[]): BatchPlan {
+    const versions = new Map<string, number>();
+    for (const { streamId } of batch) {
+      if (!versions.has(streamId)) versions.set(streamId, this.statements.version.get(streamId)!);
+    }
+    const plan = planBatch(batch, versions, this.statements.head.get()!, new Date().toISOString());
+    for (const row of plan.rows) this.insert(row);
+    return plan;
+  }
+
+  private insert(row: EventRow): void {
+    this.statements.insert.run(
+      row.position,
+      row.streamId,
+      row.streamVersion,
+      row.type,
+      row.schemaVersion,
+      row.json,
+      row.recordedAt,
+    );
+  }
+}
