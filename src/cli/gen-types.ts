@@ -8,7 +8,11 @@ import { compileFromFile } from 'json-schema-to-typescript';
 import { repoPath } from '../paths.js';
 
 /** Schemas that only hold shared $defs (primitives, per-method params) produce no module of their own. */
-const DEFINITIONS_ONLY = new Set(['jsonrpc/primitives.schema.json', 'jsonrpc/method-params.schema.json']);
+const DEFINITIONS_ONLY = new Set([
+  'jsonrpc/primitives.schema.json',
+  'jsonrpc/method-params.schema.json',
+  'orderbook/primitives.schema.json',
+]);
 
 function schemaFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -1,0 +1,21 @@
+/* Generated from schemas/orderbook/events/order-invalidated.schema.json by `npm run gen:types`. Do not edit. */
+
+export type A56ByteOrderUID0X112HexDigits = string;
+export type A32ByteHash0X64HexDigits = string;
+
+/**
+ * Data of OrderInvalidated (schemaVersion 1): the settlement contract emitted OrderInvalidated for the order (the owner's on-chain invalidation).
+ */
+export interface OrderInvalidatedData {
+  uid: A56ByteOrderUID0X112HexDigits;
+  chain: ChainEventRef;
+}
+/**
+ * Where a settlement contract event is on the chain. An event from the chain is identified by (blockHash, logIndex).
+ */
+export interface ChainEventRef {
+  blockNumber: number;
+  blockHash: A32ByteHash0X64HexDigits;
+  logIndex: number;
+  transactionHash: A32ByteHash0X64HexDigits;
+}
