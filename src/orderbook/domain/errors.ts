@@ -31,8 +31,12 @@ export const orderbookErrors = {
   invalidOrderData: (description: string) => badRequest('InvalidOrderData', description),
   invalidOrderUid: (description: string) => badRequest('InvalidOrderUid', description),
   /** The first schema error of a body named `root`: MissingOrderData for a missing field, else InvalidOrderData. */
-  fromSchema: (errors: ErrorObject[] | null | undefined, root: string) =>
-    badRequest(errors?.[0]?.keyword === 'required' ? 'MissingOrderData' : 'InvalidOrderData', describeError(errors, root)),
+  fromSchema: (errors: ErrorObject[] | null | undefined, root: string) => {
+    const first = errors?.[0];
+    if (first?.keyword === 'required') return badRequest('MissingOrderData', describeError(errors, root));
+    const notAnObject = first?.keyword === 'type' && first.instancePath === '';
+    return badRequest('InvalidOrderData', notAnObject ? `${root} must be a JSON object` : describeError(errors, root));
+  },
 
   // Order creation: the order's own rules.
   zeroAmount: () => badRequest('ZeroAmount', 'Buy or sell amount is zero.'),

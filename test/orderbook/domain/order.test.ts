@@ -115,7 +115,7 @@ describe('orderbook order validation', () => {
       assertRefused(() => parseOrderCreation({ ...body, [field]: value }), 400, 'InvalidOrderData', message);
     }
     for (const notAnObject of [null, [], 'order', 42]) {
-      assertRefused(() => parseOrderCreation(notAnObject), 400, 'InvalidOrderData');
+      assertRefused(() => parseOrderCreation(notAnObject), 400, 'InvalidOrderData', /^order must be a JSON object$/);
     }
   });
 
