@@ -8,7 +8,11 @@ import { compile } from 'json-schema-to-typescript';
 import { repoPath } from '../paths.js';
 
 /** Schemas that only hold shared $defs (primitives, per-method params) produce no module of their own. */
-const DEFINITIONS_ONLY = new Set(['jsonrpc/primitives.schema.json', 'jsonrpc/method-params.schema.json']);
+const DEFINITIONS_ONLY = new Set([
+  'jsonrpc/primitives.schema.json',
+  'jsonrpc/method-params.schema.json',
+  'orderbook/primitives.schema.json',
+]);
 
 function schemaFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -46,6 +50,15 @@ export async function generateTypes(): Promise<Map<string, string>> {
     const schema = keepTypeNameTitles(JSON.parse(readFileSync(file, 'utf8')), true);
     const ts = await compile(schema as Parameters<typeof compile>[0], (schema as { title?: string }).title ?? 'Schema', {
       cwd: dirname(file),
+      // Referenced files (primitives) get the same treatment as the root file.
+      $refOptions: {
+        resolve: {
+          file: {
+            read: (ref: { url: string }) =>
+              JSON.stringify(keepTypeNameTitles(JSON.parse(readFileSync(ref.url.replace(/^file:\/\//, ''), 'utf8')), true)),
+          },
+        },
+      },
       bannerComment: `/* Generated from schemas/${rel} by \`npm run gen:types\`. Do not edit. */`,
       additionalProperties: false,
       ignoreMinAndMaxItems: true,
