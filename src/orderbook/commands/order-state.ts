@@ -1,0 +1,193 @@
+/**
+ * The state of one order, folded from its stream: `evolve(state, event)` from `initialState()`. The
+ * deciders read it, and so can anything that wants one order's status from its events.
+ *
+ * Chain facts are kept in stream order with a reverted flag; what depends on them (on-chain invalidation,
+ * presignature, trades, executed amounts, the fill rule) is derived from the facts not reverted. Trades and
+ * invalidations may come for an order this book never saw (no OrderCreated): they are kept all the same,
+ * and `order` stays null.
+ */
+import type { Order } from '../../generated/orderbook/order.js';
+import { isFullyExecuted } from '../domain/order.js';
+import {
+  chainEventKey,
+  type ChainEvent,
+  type ChainEventRef,
+  type OrderCancelledData,
+  type OrderCreatedData,
+  type OrderEvent,
+  type TradeRecordedData,
+} from './events.js';
+
+export type OrderStatus = Order['status'];
+
+export interface ChainFact {
+  type: ChainEvent['type'];
+  chain: ChainEventRef;
+  /** Set by ChainEventReverted: the log is no longer on the canonical chain. */
+  reverted: boolean;
+  /** The trade, for TradeRecorded. */
+  trade: TradeRecordedData | null;
+}
+
+export interface ExecutedAmounts {
+  /** Sum of the trades' sellAmount, fee included. */
+  sellAmount: bigint;
+  sellAmountBeforeFees: bigint;
+  buyAmount: bigint;
+  feeAmount: bigint;
+}
+
+export interface OrderState {
+  order: OrderCreatedData | null;
+  cancellation: OrderCancelledData | null;
+  /** Every chain fact of the stream, in stream order, reverted ones included. */
+  chainFacts: readonly ChainFact[];
+  // Derived from the facts not reverted:
+  /** An OrderInvalidated log stands. */
+  invalidatedOnChain: boolean;
+  /** The latest PreSignature log by (blockNumber, logIndex) signed the order. */
+  presigned: boolean;
+  /** The trades, by (blockNumber, logIndex). */
+  trades: readonly TradeRecordedData[];
+  executed: ExecutedAmounts;
+  /** The fill rule holds (false while the order itself is unknown). */
+  fullyExecuted: boolean;
+}
+
+const NOTHING_EXECUTED: ExecutedAmounts = { sellAmount: 0n, sellAmountBeforeFees: 0n, buyAmount: 0n, feeAmount: 0n };
+
+export function initialState(): OrderState {
+  return {
+    order: null,
+    cancellation: null,
+    chainFacts: [],
+    invalidatedOnChain: false,
+    presigned: false,
+    trades: [],
+    executed: NOTHING_EXECUTED,
+    fullyExecuted: false,
+  };
+}
+
+function byChainPosition(a: { chain: ChainEventRef }, b: { chain: ChainEventRef }): number {
+  return a.chain.blockNumber - b.chain.blockNumber || a.chain.logIndex - b.chain.logIndex;
+}
+
+/** Recomputes everything derived from the chain facts and the order. */
+function derive(state: OrderState): OrderState {
+  const standing = state.chainFacts.filter((fact) => !fact.reverted);
+  const presignatures = standing
+    .filter((fact) => fact.type === 'OrderPresigned' || fact.type === 'PresignatureRevoked')
+    .sort(byChainPosition);
+  const trades = standing
+    .filter((fact) => fact.type === 'TradeRecorded')
+    .sort(byChainPosition)
+    .map((fact) => fact.trade as TradeRecordedData);
+  const executed = trades.reduce<ExecutedAmounts>(
+    (sum, trade) => ({
+      sellAmount: sum.sellAmount + BigInt(trade.sellAmount),
+      sellAmountBeforeFees: sum.sellAmountBeforeFees + BigInt(trade.sellAmountBeforeFees),
+      buyAmount: sum.buyAmount + BigInt(trade.buyAmount),
+      feeAmount: sum.feeAmount + BigInt(trade.feeAmount),
+    }),
+    NOTHING_EXECUTED,
+  );
+  const order = state.order;
+  return {
+    ...state,
+    invalidatedOnChain: standing.some((fact) => fact.type === 'OrderInvalidated'),
+    presigned: presignatures.at(-1)?.type === 'OrderPresigned',
+    trades,
+    executed,
+    fullyExecuted:
+      order !== null &&
+      isFullyExecuted(
+        { kind: order.kind, sellAmount: BigInt(order.sellAmount), buyAmount: BigInt(order.buyAmount) },
+        executed,
+      ),
+  };
+}
+
+export function evolve(state: OrderState, event: OrderEvent): OrderState {
+  switch (event.type) {
+    case 'OrderCreated':
+      return derive({ ...state, order: event.data });
+    case 'OrderCancelled':
+      return { ...state, cancellation: event.data };
+    case 'OrderInvalidated':
+    case 'OrderPresigned':
+    case 'PresignatureRevoked':
+    case 'TradeRecorded': {
+      const fact: ChainFact = {
+        type: event.type,
+        chain: event.data.chain,
+        reverted: false,
+        trade: event.type === 'TradeRecorded' ? event.data : null,
+      };
+      return derive({ ...state, chainFacts: [...state.chainFacts, fact] });
+    }
+    case 'ChainEventReverted': {
+      const index = standingFactIndex(state, event.data.chain);
+      if (index < 0) return state;
+      const chainFacts = state.chainFacts.map((fact, i) => (i === index ? { ...fact, reverted: true } : fact));
+      return derive({ ...state, chainFacts });
+    }
+  }
+}
+
+/** Folds a stream's events from the initial state. */
+export function foldOrderEvents(events: Iterable<OrderEvent>): OrderState {
+  let state = initialState();
+  for (const event of events) state = evolve(state, event);
+  return state;
+}
+
+/**
+ * The index of the newest fact of the log (blockHash, logIndex) that is not reverted, or -1. A log can
+ * come back after its revert (the chain reorganised back), so one log may have several facts.
+ */
+export function standingFactIndex(state: OrderState, chain: Pick<ChainEventRef, 'blockHash' | 'logIndex'>): number {
+  const key = chainEventKey(chain);
+  return state.chainFacts.findLastIndex((fact) => !fact.reverted && chainEventKey(fact.chain) === key);
+}
+
+/** Cancelled off-chain or invalidated on-chain: the wire's `invalidated`. */
+export function isInvalidated(state: OrderState): boolean {
+  return state.cancellation !== null || state.invalidatedOnChain;
+}
+
+/**
+ * The wire status at `now` (Unix seconds), as CoW's order book computes it, first match wins: fulfilled
+ * (the fill rule), cancelled (cancelled off-chain or invalidated on-chain), expired (validTo < now),
+ * presignaturePending (a presign order without a standing PreSignature), open. null when the order itself
+ * is unknown (only chain facts).
+ */
+export function status(state: OrderState, now: number): OrderStatus | null {
+  const order = state.order;
+  if (!order) return null;
+  if (state.fullyExecuted) return 'fulfilled';
+  if (isInvalidated(state)) return 'cancelled';
+  if (order.validTo < now) return 'expired';
+  if (order.signingScheme === 'presign' && !state.presigned) return 'presignaturePending';
+  return 'open';
+}
+
+/**
+ * The order as the API returns it at `now`, or null when the order is unknown. `availableBalance` is the
+ * owner's sell token balance available to it, when known.
+ */
+export function orderView(state: OrderState, now: number, availableBalance: bigint | null = null): Order | null {
+  const order = state.order;
+  if (!order) return null;
+  return {
+    ...order,
+    availableBalance: availableBalance === null ? null : availableBalance.toString(),
+    executedSellAmount: state.executed.sellAmount.toString(),
+    executedSellAmountBeforeFees: state.executed.sellAmountBeforeFees.toString(),
+    executedBuyAmount: state.executed.buyAmount.toString(),
+    executedFeeAmount: state.executed.feeAmount.toString(),
+    invalidated: isInvalidated(state),
+    status: status(state, now) as OrderStatus,
+  };
+}

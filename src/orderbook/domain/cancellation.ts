@@ -1,0 +1,31 @@
+/**
+ * Off-chain cancellation: the body of DELETE /api/v1/orders/{UID} and who signed it. The signer is then
+ * compared with the order's owner by the CancelOrder decider, which knows the order.
+ */
+import type { OrderCancellation } from '../../generated/orderbook/order-cancellation.js';
+import { validator } from '../../schemas.js';
+import { cancellationDigest } from './eip712.js';
+import { orderbookErrors } from './errors.js';
+import { normalizeEcdsaSignature, recoverEcdsaSigner, type EcdsaSigningScheme } from './signature.js';
+
+export interface SignedCancellation {
+  signingScheme: EcdsaSigningScheme;
+  /** Lowercase, v normalised to 27/28. */
+  signature: string;
+  /** Who signed `OrderCancellation(orderUid)` (lowercase). */
+  signer: string;
+}
+
+const isOrderCancellation = validator<OrderCancellation>('orderbook/order-cancellation.schema.json');
+
+/**
+ * Checks the body against its schema (MissingOrderData/InvalidOrderData, as for orders) and recovers the
+ * signer of the cancellation of `orderUid` (InvalidSignature when none).
+ */
+export function verifyCancellation(body: unknown, domainSeparator: string, orderUid: string): SignedCancellation {
+  if (!isOrderCancellation(body)) throw orderbookErrors.fromSchema(isOrderCancellation.errors, 'cancellation');
+  const signature = normalizeEcdsaSignature(body.signature);
+  const signer = signature && recoverEcdsaSigner(body.signingScheme, cancellationDigest(domainSeparator, orderUid), signature);
+  if (!signature || !signer) throw orderbookErrors.invalidSignature('no signer of the cancellation can be recovered');
+  return { signingScheme: body.signingScheme, signature, signer };
+}

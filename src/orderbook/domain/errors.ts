@@ -1,0 +1,81 @@
+/**
+ * The order book's one error type. Everything the order book refuses is an OrderbookError carrying the HTTP
+ * status and the CoW Protocol order book's `{errorType, description}` body; the API layer turns it into a
+ * response in one place. The errorTypes are CoW's where CoW has one (OrderPostError, OrderCancellationError);
+ * `InvalidOrderData` (a present field with a malformed value) is ours, beside CoW's `MissingOrderData`.
+ */
+import type { ErrorObject } from 'ajv';
+import type { OrderbookErrorBody } from '../../generated/orderbook/error.js';
+import { describeError } from '../../schemas.js';
+
+export class OrderbookError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorType: string,
+    readonly description: string,
+  ) {
+    super(`${errorType}: ${description}`);
+    this.name = 'OrderbookError';
+  }
+
+  toBody(): OrderbookErrorBody {
+    return { errorType: this.errorType, description: this.description };
+  }
+}
+
+const badRequest = (errorType: string, description: string) => new OrderbookError(400, errorType, description);
+
+export const orderbookErrors = {
+  // The body or a path parameter does not have the documented shape.
+  missingOrderData: (description: string) => badRequest('MissingOrderData', description),
+  invalidOrderData: (description: string) => badRequest('InvalidOrderData', description),
+  invalidOrderUid: (description: string) => badRequest('InvalidOrderUid', description),
+  /** The first schema error of a body named `root`: MissingOrderData for a missing field, else InvalidOrderData. */
+  fromSchema: (errors: ErrorObject[] | null | undefined, root: string) => {
+    const first = errors?.[0];
+    if (first?.keyword === 'required') return badRequest('MissingOrderData', describeError(errors, root));
+    const notAnObject = first?.keyword === 'type' && first.instancePath === '';
+    return badRequest('InvalidOrderData', notAnObject ? `${root} must be a JSON object` : describeError(errors, root));
+  },
+
+  // Order creation: the order's own rules.
+  zeroAmount: () => badRequest('ZeroAmount', 'Buy or sell amount is zero.'),
+  sameBuyAndSellToken: () => badRequest('SameBuyAndSellToken', 'Buy token is the same as the sell token.'),
+  insufficientValidTo: (minValidTo: number) =>
+    badRequest('InsufficientValidTo', `validTo is not far enough in the future: it must be at least ${minValidTo}`),
+  sellAmountOverflow: () =>
+    badRequest('SellAmountOverflow', 'sellAmount + feeAmount exceeds 2^256-1: the settlement could not transfer it'),
+
+  // Order creation: who signed it.
+  invalidSignature: (detail: string) => badRequest('InvalidSignature', `invalid signature: ${detail}`),
+  invalidEip1271Signature: (digest: string) =>
+    badRequest('InvalidEip1271Signature', `isValidSignature of the owner contract rejected the order digest ${digest}`),
+  missingFrom: (scheme: string) =>
+    badRequest('MissingFrom', `a ${scheme} order needs "from": the owner cannot be recovered from its signature`),
+  wrongOwner: (from: string, recovered: string) =>
+    badRequest('WrongOwner', `"from" is ${from} but the signature is by ${recovered}`),
+
+  // Order creation: the book and the chain.
+  duplicatedOrder: () => badRequest('DuplicatedOrder', 'order already exists'),
+  insufficientFee: (feeAmount: bigint, required: bigint) =>
+    badRequest('InsufficientFee', `feeAmount ${feeAmount} is below the minimal fee ${required} of the sell token`),
+  insufficientBalance: (needed: bigint, available: bigint) =>
+    badRequest(
+      'InsufficientBalance',
+      `the owner has ${available} of the sell token available (balance and allowance to the vault relayer), the order needs ${needed}`,
+    ),
+
+  // Cancellation (CoW's OrderCancellationError).
+  orderNotFound: () => new OrderbookError(404, 'OrderNotFound', 'order not found'),
+  cancellationWrongOwner: () =>
+    new OrderbookError(401, 'WrongOwner', "the cancellation is signed by someone other than the order's owner"),
+  alreadyCancelled: () => badRequest('AlreadyCancelled', 'order is already cancelled'),
+  orderFullyExecuted: () => badRequest('OrderFullyExecuted', 'order is fully executed'),
+  orderExpired: () => badRequest('OrderExpired', 'order is expired'),
+  onChainOrder: () => badRequest('OnChainOrder', 'eip1271 and presign orders must be cancelled on-chain'),
+
+  // Generic answers.
+  notFound: (what: string) => new OrderbookError(404, 'NotFound', `${what} not found`),
+  tooManyRequests: (detail: string) => new OrderbookError(429, 'TooManyRequests', detail),
+  internal: () => new OrderbookError(500, 'InternalServerError', 'internal server error'),
+};

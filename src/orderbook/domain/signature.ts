@@ -1,0 +1,97 @@
+/**
+ * Who signed an order or a cancellation, under the four signing schemes of the settlement contract.
+ *
+ * eip712 and ethsign are recovered here with the native libsecp256k1 binding, accepting what the contract's
+ * `ecrecover` accepts: 65 bytes r‖s‖v, any s (the precompile does not apply EIP-2's low-s rule, so neither
+ * do we), v 27 or 28, and also 0 or 1 as most signers emit and CoW's order book normalises. Anything the
+ * precompile would answer address(0) for (wrong length, other v, r or s zero or not below the curve order)
+ * is no signer at all. Signatures are stored normalised to v 27/28, as the contract needs them.
+ */
+import { createRequire } from 'node:module';
+import { Interface, getBytes, hexlify, keccak256 } from 'ethers';
+import { ethSignDigest } from './eip712.js';
+
+// The native binding itself: the package's main entry silently falls back to a pure-JS implementation
+// about twenty times slower when the binding fails to load, and we would rather fail at start-up.
+const secp256k1 = createRequire(import.meta.url)('secp256k1/bindings') as typeof import('secp256k1');
+
+export type SigningScheme = 'eip712' | 'ethsign' | 'eip1271' | 'presign';
+export type EcdsaSigningScheme = 'eip712' | 'ethsign';
+
+/** The 65 signature bytes with v as 27 or 28, or null when not 65 bytes with v in 0, 1, 27, 28. */
+function ecdsaBytes(signature: string): Uint8Array | null {
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
+  const bytes = getBytes(signature);
+  const v = bytes[64];
+  if (v === 0 || v === 1) bytes[64] = v + 27;
+  else if (v !== 27 && v !== 28) return null;
+  return bytes;
+}
+
+/** The signature with v as 27 or 28 (lowercase hex), or null when it is not a 65-byte r‖s‖v. */
+export function normalizeEcdsaSignature(signature: string): string | null {
+  const bytes = ecdsaBytes(signature);
+  return bytes && hexlify(bytes);
+}
+
+/** The address (lowercase) whose key signed `digest`, or null when the signature recovers no key. */
+export function recoverAddress(digest: string, signature: string): string | null {
+  const bytes = ecdsaBytes(signature);
+  if (!bytes) return null;
+  let publicKey: Uint8Array;
+  try {
+    publicKey = secp256k1.ecdsaRecover(bytes.subarray(0, 64), bytes[64] - 27, getBytes(digest), false);
+  } catch {
+    return null; // r or s out of range, or no curve point for r
+  }
+  // The address is the last 20 bytes of the keccak of the 64-byte public key (without the 0x04 prefix).
+  return '0x' + keccak256(publicKey.subarray(1)).slice(-40);
+}
+
+/** The signer of an eip712 or ethsign signature of an EIP-712 `digest` (order or cancellation), or null. */
+export function recoverEcdsaSigner(scheme: EcdsaSigningScheme, digest: string, signature: string): string | null {
+  return recoverAddress(scheme === 'ethsign' ? ethSignDigest(digest) : digest, signature);
+}
+
+/**
+ * The owner a presign order names in its signature: its 20-byte address (lowercase), or null when the
+ * signature is not 20 bytes. The order stays presignaturePending until the contract's PreSignature event.
+ */
+export function presignOwner(signature: string): string | null {
+  return /^0x[0-9a-fA-F]{40}$/.test(signature) ? signature.toLowerCase() : null;
+}
+
+/** `eth_call` of `data` to `to` at the latest block, resolving to the returned data. */
+export type EthCall = (to: string, data: string) => Promise<string>;
+
+export const EIP1271_MAGIC_VALUE = '0x1626ba7e';
+const EIP1271 = new Interface(['function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4)']);
+
+/**
+ * Whether the owner contract accepts `signature` for `digest`: `isValidSignature(digest, signature)` returns
+ * 0x1626ba7e, as the settlement contract requires. A call that reverts, an account without code ('0x') or
+ * any other answer is false. `ethCall` should reject a revert with an error whose `code` is
+ * 'CALL_EXCEPTION' (what ethers providers throw); any other rejection means the chain could not be asked
+ * and propagates.
+ */
+export async function isValidEip1271Signature(
+  ethCall: EthCall,
+  owner: string,
+  digest: string,
+  signature: string,
+): Promise<boolean> {
+  const data = EIP1271.encodeFunctionData('isValidSignature', [digest, signature]);
+  let result: string;
+  try {
+    result = await ethCall(owner, data);
+  } catch (err) {
+    if ((err as { code?: unknown } | null)?.code === 'CALL_EXCEPTION') return false;
+    throw err;
+  }
+  try {
+    const [magic] = EIP1271.decodeFunctionResult('isValidSignature', result);
+    return magic === EIP1271_MAGIC_VALUE;
+  } catch {
+    return false;
+  }
+}
