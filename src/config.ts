@@ -116,6 +116,7 @@ function fromEnv(env: Env, base: Config): Record<string, unknown> {
     port: integer(env, 'PORT'),
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseSchema: env.DATABASE_SCHEMA || undefined,
     redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL,
     networks: envNetworks(env, base.networks),

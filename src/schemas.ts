@@ -66,3 +66,32 @@ export function describeError(errors: ErrorObject[] | null | undefined, root: st
   }
 }
 
+
+/**
+ * A schema (or a part of one, by JSON pointer) with every $ref replaced by what it points to: for
+ * documents that must stand alone, such as the OpenAPI document.
+ */
+export function inlinedSchema(ref: string): Record<string, unknown> {
+  const resolve = (node: unknown, base: string): unknown => {
+    if (Array.isArray(node)) return node.map((item) => resolve(item, base));
+    if (typeof node !== 'object' || node === null) return node;
+    const object = node as Record<string, unknown>;
+    if (typeof object.$ref === 'string') {
+      const target = new URL(object.$ref, base).href;
+      const schema = ajv.getSchema(target)?.schema;
+      if (schema === undefined) throw new Error(`unresolvable $ref ${target}`);
+      const { $ref: _ref, ...siblings } = object;
+      return { ...(resolve(schema, target) as object), ...(resolve(siblings, base) as object) };
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(object)) {
+      if (key === '$id' || key === '$schema' || key === '$defs') continue;
+      out[key] = resolve(value, base);
+    }
+    return out;
+  };
+  const url = BASE_ID + ref;
+  const schema = ajv.getSchema(url)?.schema;
+  if (schema === undefined) throw new Error(`no schema ${ref} under schemas/`);
+  return resolve(schema, url) as Record<string, unknown>;
+}

@@ -31,6 +31,10 @@ export interface Config {
   networks: NetworkConfig[];
   gateway: GatewayConfig;
   orderbook: OrderbookConfig;
+  /**
+   * PostgreSQL schema of the event store and read models (DATABASE_SCHEMA, default public).
+   */
+  databaseSchema?: string;
 }
 export interface NetworkConfig {
   name: string;

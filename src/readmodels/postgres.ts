@@ -49,7 +49,8 @@ export class PostgresReadModelStore implements ReadModelStore {
       // COLLATE "C": keys sort bytewise, as in SQLite, so both give the same digests.
       await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
         id text COLLATE "C" PRIMARY KEY, doc text NOT NULL, position bigint NOT NULL${columns.map((c) => ', ' + c).join('')})`);
-      for (const column of Object.keys(projection.columns)) {
+      // position: views that follow a read model ask for what changed since their cursor.
+      for (const column of ['position', ...Object.keys(projection.columns)]) {
         await client.query(`CREATE INDEX IF NOT EXISTS rm_${name}_${column} ON ${table} (${column})`);
       }
       await client.query(

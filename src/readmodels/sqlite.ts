@@ -40,7 +40,8 @@ export class SqliteReadModelStore implements ReadModelStore {
       if (current && current.version !== projection.version) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (
         id TEXT PRIMARY KEY, doc TEXT NOT NULL, position INTEGER NOT NULL${columns.map((c) => ', ' + c).join('')})`);
-      for (const name of Object.keys(projection.columns)) {
+      // position: views that follow a read model ask for what changed since their cursor.
+      for (const name of ['position', ...Object.keys(projection.columns)]) {
         this.db.exec(`CREATE INDEX IF NOT EXISTS ${table}_${name} ON ${table} (${name})`);
       }
       this.db

@@ -136,6 +136,21 @@ export function evolve(state: OrderState, event: OrderEvent): OrderState {
   }
 }
 
+/**
+ * What an OrderState is made of, as plain JSON (no bigints): the order, its cancellation and its chain
+ * facts. Everything else in the state is derived from these, so read models store this and rebuild the
+ * state with `stateFromFacts`.
+ */
+export type OrderFacts = Pick<OrderState, 'order' | 'cancellation' | 'chainFacts'>;
+
+export function factsOf(state: OrderState): OrderFacts {
+  return { order: state.order, cancellation: state.cancellation, chainFacts: state.chainFacts };
+}
+
+export function stateFromFacts(facts: OrderFacts): OrderState {
+  return derive({ ...initialState(), ...facts });
+}
+
 /** Folds a stream's events from the initial state. */
 export function foldOrderEvents(events: Iterable<OrderEvent>): OrderState {
   let state = initialState();

@@ -1,0 +1,60 @@
+/**
+ * Read model `orders`: one document per order UID holding the order's facts (the signed order, its
+ * cancellation, its chain facts). Every field of the wire Order is derived from them when read, since
+ * `status` and `availableBalance` depend on the time and the chain; the columns serve the filters of
+ * GET /api/v1/orders.
+ */
+import type { StoredEvent } from '../src/eventstore/types.js';
+import type { Projection } from '../src/readmodels/types.js';
+import { parseOrderEvent } from '../src/orderbook/commands/events.js';
+import {
+  evolve,
+  factsOf,
+  initialState,
+  isInvalidated,
+  stateFromFacts,
+  type OrderFacts,
+  type OrderState,
+} from '../src/orderbook/commands/order-state.js';
+
+export type OrderDoc = OrderFacts;
+
+/** Every order book event names its order's UID. */
+export function orderKeys(event: StoredEvent): string[] {
+  const uid = (event.data as { uid?: unknown } | null)?.uid;
+  return typeof uid === 'string' ? [uid] : [];
+}
+
+export function applyOrderEvent(doc: OrderDoc | undefined, event: StoredEvent): OrderDoc {
+  const state = doc ? stateFromFacts(doc) : initialState();
+  return factsOf(evolve(state, parseOrderEvent(event)));
+}
+
+// Columns are computed from the stored facts; derive the state once per document, not once per column.
+const states = new WeakMap<OrderDoc, OrderState>();
+export function stateOf(doc: OrderDoc): OrderState {
+  let state = states.get(doc);
+  if (!state) {
+    state = stateFromFacts(doc);
+    states.set(doc, state);
+  }
+  return state;
+}
+
+export const ordersProjection: Projection<OrderDoc> = {
+  name: 'orders',
+  version: 1,
+  keysOf: orderKeys,
+  apply: applyOrderEvent,
+  columns: {
+    // false for an order known only from chain facts (a trade of an order placed elsewhere)
+    known: { type: 'boolean', of: (doc) => doc.order !== null },
+    owner: { type: 'text', of: (doc) => doc.order?.owner ?? null },
+    sell_token: { type: 'text', of: (doc) => doc.order?.sellToken ?? null },
+    buy_token: { type: 'text', of: (doc) => doc.order?.buyToken ?? null },
+    valid_to: { type: 'integer', of: (doc) => doc.order?.validTo ?? null },
+    created_at: { type: 'text', of: (doc) => doc.order?.creationDate ?? null },
+    fully_executed: { type: 'boolean', of: (doc) => stateOf(doc).fullyExecuted },
+    invalidated: { type: 'boolean', of: (doc) => isInvalidated(stateOf(doc)) },
+  },
+};

@@ -1,0 +1,26 @@
+/**
+ * Read model `solvable_orders`: the orders solvers should consider, as far as events decide it: known,
+ * not fully executed, not cancelled or invalidated, and presigned when presign. Documents are never
+ * removed (a reorganisation can make an order solvable again), so the `solvable` column says which are
+ * in; the API's SolvableOrders view adds what depends on time (validTo) and the chain (balances).
+ */
+import type { Projection } from '../src/readmodels/types.js';
+import { isInvalidated, type OrderState } from '../src/orderbook/commands/order-state.js';
+import { applyOrderEvent, orderKeys, stateOf, type OrderDoc } from './orders.js';
+
+export function solvableByEvents(state: OrderState): boolean {
+  const order = state.order;
+  if (!order || state.fullyExecuted || isInvalidated(state)) return false;
+  return order.signingScheme !== 'presign' || state.presigned;
+}
+
+export const solvableOrdersProjection: Projection<OrderDoc> = {
+  name: 'solvable_orders',
+  version: 1,
+  keysOf: orderKeys,
+  apply: applyOrderEvent,
+  columns: {
+    solvable: { type: 'boolean', of: (doc) => solvableByEvents(stateOf(doc)) },
+    valid_to: { type: 'integer', of: (doc) => doc.order?.validTo ?? null },
+  },
+};

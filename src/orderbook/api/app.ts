@@ -1,0 +1,99 @@
+/**
+ * The order book's HTTP API (koa), wire-compatible with the CoW Protocol order book under /api/v1, plus
+ * the auditors' endpoints (events, projections) and the OpenAPI document.
+ */
+import Koa from 'koa';
+import Router from '@koa/router';
+import { gzipSync } from 'node:zlib';
+import type { OrderBook } from '../orderbook.js';
+import { errorMiddleware } from './errors.js';
+import { parseOrdersQuery, parseTradesQuery, parseEventsQuery, jsonBody } from './params.js';
+import { openApiDocument } from './openapi.js';
+
+export interface ApiOptions {
+  maxBodyBytes: number;
+}
+
+export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
+  const app = new Koa();
+  const router = new Router({ prefix: '/api/v1' });
+  const gzipCache = new WeakMap<Buffer, Buffer>();
+
+  router.post('/orders', async (ctx) => {
+    const uid = await book.placeOrder(await jsonBody(ctx, options.maxBodyBytes));
+    ctx.status = 201;
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify(uid);
+  });
+
+  router.get('/orders', async (ctx) => {
+    ctx.body = await book.orders(parseOrdersQuery(ctx));
+  });
+
+  router.get('/orders/:uid', async (ctx) => {
+    ctx.body = await book.order(ctx.params.uid);
+  });
+
+  router.delete('/orders/:uid', async (ctx) => {
+    await book.cancelOrder(ctx.params.uid, await jsonBody(ctx, options.maxBodyBytes));
+    ctx.status = 200;
+    ctx.body = '';
+  });
+
+  router.get('/orders/:uid/events', async (ctx) => {
+    ctx.body = await book.orderEvents(ctx.params.uid);
+  });
+
+  router.get('/solvable_orders', async (ctx) => {
+    const answer = await book.solvable.answer(book.now());
+    ctx.set('ETag', answer.etag);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = 'application/json';
+    if (ctx.get('If-None-Match') === answer.etag) {
+      ctx.status = 304;
+      return;
+    }
+    // Many solvers poll the same large answer: compress it once, not per request.
+    if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+      let gz = gzipCache.get(answer.body);
+      if (!gz) {
+        gz = gzipSync(answer.body);
+        gzipCache.set(answer.body, gz);
+      }
+      ctx.set('Content-Encoding', 'gzip');
+      ctx.body = gz;
+    } else {
+      ctx.body = answer.body;
+    }
+  });
+
+  router.get('/trades', async (ctx) => {
+    ctx.body = await book.trades(parseTradesQuery(ctx));
+  });
+
+  router.get('/tokens/:sellToken/fee', async (ctx) => {
+    ctx.body = await book.feeQuote(ctx.params.sellToken);
+  });
+
+  router.get('/domain', (ctx) => {
+    ctx.body = book.domain();
+  });
+
+  router.get('/events', async (ctx) => {
+    const { after, limit } = parseEventsQuery(ctx);
+    ctx.body = await book.log(after, limit);
+  });
+
+  router.get('/projections', async (ctx) => {
+    ctx.body = await book.projections();
+  });
+
+  router.get('/openapi.json', (ctx) => {
+    ctx.body = openApiDocument();
+  });
+
+  app.use(errorMiddleware);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

@@ -1,0 +1,40 @@
+/**
+ * What the order book needs from its chain, in one place: the settlement contract (the EIP-712 domain),
+ * eth_call for EIP-1271 owners, the fee rule's price of a sell token, and owners' spendable balances.
+ * The chain integration (src/orderbook/chain/) provides it, backed by the gateway's upstream of the
+ * order book network.
+ */
+import type { EthCall } from './domain/signature.js';
+import type { FeeInformation } from '../generated/orderbook/fee-information.js';
+
+export interface FeeQuotes {
+  /** A quote for selling `token` (GET /api/v1/tokens/{sellToken}/fee); null when it cannot be priced. */
+  quote(token: string): Promise<FeeInformation | null>;
+  /**
+   * The minimal fee an order selling `token` must pay now: the lowest unexpired quote, else the current
+   * one; null when the token cannot be priced (then no minimum applies).
+   */
+  minimalFee(token: string): Promise<bigint | null>;
+}
+
+export interface SpendableBalances {
+  /** Bumped whenever a known amount changes, so that views built from them know to rebuild. */
+  readonly version: number;
+  /** min(balanceOf, allowance to the vault relayer) of `token` for `owner`, if known. */
+  get(owner: string, token: string): bigint | undefined;
+  /** Reads the amount now (for order creation) and remembers it. null when the chain cannot say. */
+  fetch(owner: string, token: string): Promise<bigint | null>;
+  /** The (owner, token) pairs to keep current on new blocks: those of the open orders. */
+  track(pairs: Iterable<readonly [owner: string, token: string]>): void;
+  onChange(listener: () => void): () => void;
+}
+
+export interface ChainContext {
+  chainId: number;
+  /** The GPv2Settlement contract: the domain's verifyingContract. */
+  settlement: string;
+  vaultRelayer: string | null;
+  ethCall: EthCall;
+  fees: FeeQuotes;
+  balances: SpendableBalances;
+}

@@ -1,0 +1,33 @@
+/**
+ * Running an order command: read the order's stream, fold it with `evolve`, `decide`, and append what was
+ * decided with the stream's version as the expected version. When another writer appended in between
+ * (ConcurrencyError), the command is decided again on the new state: 50 concurrent cancellations of one
+ * order thus append one OrderCancelled, and 50 concurrent creations one OrderCreated.
+ */
+import { ConcurrencyError, type EventStore } from '../eventstore/types.js';
+import { decide, commandUid, type OrderCommand } from './commands/decider.js';
+import { orderStreamId, parseOrderEvent } from './commands/events.js';
+import { foldOrderEvents } from './commands/order-state.js';
+
+const MAX_ATTEMPTS = 10;
+
+export interface CommandResult {
+  /** Global position of the last appended event; null when the command changed nothing. */
+  position: number | null;
+}
+
+export async function handleOrderCommand(store: EventStore, command: OrderCommand): Promise<CommandResult> {
+  const streamId = orderStreamId(commandUid(command));
+  for (let attempt = 1; ; attempt++) {
+    const stored = await store.readStream(streamId);
+    const state = foldOrderEvents(stored.map(parseOrderEvent));
+    const events = decide(command, state);
+    if (events.length === 0) return { position: null };
+    try {
+      const appended = await store.append(streamId, events, stored.length);
+      return { position: appended.position };
+    } catch (err) {
+      if (!(err instanceof ConcurrencyError) || attempt >= MAX_ATTEMPTS) throw err;
+    }
+  }
+}
