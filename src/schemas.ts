@@ -11,7 +11,9 @@ import { repoPath } from './paths.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const BASE_ID = 'https://ethgate.dev/schemas/';
 
-const ajv = new Ajv2020({ allErrors: false, verbose: true, strict: true, allowUnionTypes: true });
+// strictTuples is off because JSON-RPC params are tuples with optional trailing items (eth_call's block and
+// overrides): prefixItems + maxItems + items:false says exactly that, which strict tuple mode refuses.
+const ajv = new Ajv2020({ allErrors: false, verbose: true, strict: true, strictTuples: false, allowUnionTypes: true });
 addFormats(ajv);
 
 function load(dir: string): void {
