@@ -9,6 +9,7 @@ import { Interface, keccak256, toBeHex, toQuantity, id as keccakId } from 'ether
 import { startTestService, type TestService } from '../support/service.js';
 import { http, postJson, postWithHost, type HttpResult } from '../support/http.js';
 import { WsClient } from '../support/ws.js';
+import { until } from '../support/wait.js';
 import { prepareChain, probeInterface, signedTransfer, DEV_ADDRESSES, DEV_KEYS, type PreparedChain } from '../support/chain.js';
 import { GET_METHODS, POST_METHODS } from '../../src/gateway/methods.js';
 
@@ -291,8 +292,10 @@ describe('gateway transparency: each channel answers what anvil answers', functi
       const answer = await channel.send('eth_sendRawTransaction', [tx], 900 + i);
       assert.equal(answer.status ?? 200, 200, channel.name);
       assert.equal(answer.body.result, keccak256(tx), channel.name);
-      const receipt = await direct('eth_getTransactionReceipt', [answer.body.result]);
-      assert.equal(receipt.result?.status, '0x1', `${channel.name}: ${JSON.stringify(answer.body)}`);
+      // anvil mines a sent transaction right after answering, so the receipt may take a moment.
+      let receipt: any;
+      await until(async () => (receipt = (await direct('eth_getTransactionReceipt', [answer.body.result])).result) !== null, 'the receipt');
+      assert.equal(receipt.status, '0x1', `${channel.name}: ${JSON.stringify(answer.body)}`);
       // What anvil answers for the same transaction sent again, through the channel and directly.
       const again = await channel.send('eth_sendRawTransaction', [tx], 950 + i);
       assert.deepEqual({ ...again.body, id: 1 }, await direct('eth_sendRawTransaction', [tx]), channel.name);

@@ -26,6 +26,8 @@ export class WsClient {
   private readonly replyWaiters: Waiter<any>[] = [];
   private readonly notificationWaiters: Waiter<Notification>[] = [];
   private nextId = 1;
+  /** The id `call` used last. */
+  lastId = 0;
 
   private constructor(readonly socket: WebSocket) {
     socket.on('message', (data: Buffer) => this.receive(JSON.parse(data.toString())));
@@ -78,7 +80,8 @@ export class WsClient {
 
   /** Calls `method` with a fresh numeric id and gives the whole reply. */
   call(method: string, params: unknown[] = []): Promise<any> {
-    return this.request({ jsonrpc: '2.0', id: this.nextId++, method, params });
+    this.lastId = this.nextId++;
+    return this.request({ jsonrpc: '2.0', id: this.lastId, method, params });
   }
 
   /** The first reply (in arrival order, not yet taken) that matches. */
