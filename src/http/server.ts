@@ -83,10 +83,28 @@ function refuseUpgrade(socket: Duplex, error: RpcError): void {
   );
 }
 
+/**
+ * The gateway answers browsers from any origin, as Infura does: JSON-RPC calls carry no cookies, so a dapp
+ * page may use {network_url} directly. Gives true when the request was a CORS preflight, now answered.
+ */
+function allowAnyOrigin(req: IncomingMessage, res: ServerResponse): boolean {
+  res.setHeader('access-control-allow-origin', '*');
+  if (req.method !== 'OPTIONS') return false;
+  res.writeHead(204, {
+    'access-control-allow-methods': 'GET, POST, OPTIONS',
+    'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type',
+    'access-control-max-age': '86400',
+  });
+  res.end();
+  return true;
+}
+
 export function createMainServer(parts: ServerParts): Server {
   const server = createServer((req, res) => {
     const { path, query } = splitUrl(req.url);
     const gw = parts.gateway;
+    const isGatewayPath = path === '/' || path === '/ws' || path.startsWith(REST_PREFIX);
+    if (isGatewayPath && allowAnyOrigin(req, res)) return;
     let work: Promise<void> | void;
     if (path === '/healthz') work = health(parts, res);
     else if (!gw) work = fail(res, starting);
@@ -117,6 +135,7 @@ export function createMainServer(parts: ServerParts): Server {
 /** A listener of one network only, so that clients can use http://host:port as that network's URL. */
 export function createNetworkServer(gw: Gateway, ws: WebSocketChannel, network: string): Server {
   const server = createServer((req, res) => {
+    if (allowAnyOrigin(req, res)) return;
     if (req.method === 'GET' && splitUrl(req.url).path === '/ws') return fail(res, rpcErrors.upgradeRequired());
     handleNetworkHttp(gw, network, req, res).catch((err) => fail(res, err));
   });
