@@ -41,6 +41,15 @@ describe('gateway channels', function () {
       }
     });
 
+    it('takes a trailing slash after the network or the method', async () => {
+      const body = { jsonrpc: '2.0', id: 1, method: 'eth_estimateGas', params: [{ to: '0x' + '11'.repeat(20) }] };
+      for (const path of ['mainnet/', 'mainnet/eth_estimateGas/']) {
+        const res = await postJson(`${service.url}/v1/jsonrpc/${path}`, body);
+        assert.deepEqual(res.json, { jsonrpc: '2.0', id: 1, result: '0x5208' }, path);
+      }
+      assert.deepEqual((await http(`${service.url}/v1/jsonrpc/mainnet/eth_blockNumber/`)).json, { jsonrpc: '2.0', id: 1, result: '0x0' });
+    });
+
     it('answers CORS preflights and allows any origin on every gateway address', async () => {
       const preflight = { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type', origin: 'https://dapp.example' };
       for (const [url, host] of [

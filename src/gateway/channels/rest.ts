@@ -19,8 +19,9 @@ export async function handleRest(
   path: string,
   query: URLSearchParams,
 ): Promise<void> {
-  // segments after /v1/jsonrpc/: [network] or [network, method]
+  // segments after /v1/jsonrpc/: [network] or [network, method]; a trailing slash adds nothing
   const segments = path.split('/').slice(3);
+  if (segments.length > 1 && segments.at(-1) === '') segments.pop();
   const isGet = req.method === 'GET' || req.method === 'HEAD';
   // A GET's id is known from the query before anything can fail, so that even its errors carry it.
   let id: JsonRpcId = isGet ? queryId(query.get('id')) : null;
