@@ -48,7 +48,16 @@ export const rpcErrors = {
     new RpcError(404, -32600, `unknown network "${network}"; known networks: ${known.join(', ')}`, {
       networks: known,
     }),
+  /** POST / or /ws on the main port whose Host does not start with a network name. */
+  unknownHostNetwork: (host: string | undefined, known: string[]) =>
+    new RpcError(
+      404,
+      -32600,
+      `the Host ${host ? `"${host}"` : '(none)'} names no network: use <network>.<domain>, one of ${known.join(', ')}`,
+      { networks: known },
+    ),
   notFound: (path: string) => new RpcError(404, -32600, `no route for ${path}`),
+  upgradeRequired: () => new RpcError(426, -32600, 'this address takes a WebSocket upgrade'),
   wrongHttpMethod: (allowed: string) => new RpcError(405, -32600, `use HTTP ${allowed} here`),
   contentType: (got: string | undefined) =>
     new RpcError(400, -32600, `Content-Type must be application/json, got ${got ? `"${got}"` : 'none'}`),

@@ -44,6 +44,9 @@ export function checkEnvelope(value: unknown): CheckedRequest {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw rpcErrors.invalidRequest('the body must be a JSON-RPC request object');
   }
+  if (!Object.hasOwn(value, 'id')) {
+    throw rpcErrors.invalidRequest('the request has no id: notifications are not supported, every request is answered');
+  }
   if (!envelope(value)) {
     const first = envelope.errors?.[0];
     if (first?.instancePath === '/params') throw rpcErrors.invalidParams('params must be an array');

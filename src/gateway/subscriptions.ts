@@ -13,6 +13,8 @@ import type { Logger } from '../logger.js';
 /** A client connection as the hub sees it: somewhere to write notification frames. */
 export interface SubscriberSink {
   send(frame: string): void;
+  /** False once the client has gone (its dropClient may already have run). */
+  readonly open: boolean;
 }
 
 interface Shared {
@@ -69,6 +71,8 @@ export class SubscriptionHub {
     const clientId = '0x' + randomBytes(16).toString('hex');
     entry.clients.set(clientId, sink);
     this.clientSubs.set(clientId, { key, sink });
+    // The client may have left while the upstream was answering: then nobody will ever drop it.
+    if (!sink.open) this.remove(clientId, key);
     return { result: clientId };
   }
 

@@ -47,12 +47,19 @@ function splitUrl(raw: string | undefined): { path: string; query: URLSearchPara
     : { path: url.slice(0, q), query: new URLSearchParams(url.slice(q + 1)) };
 }
 
-/** The network named by the first label of the Host header, if any. */
-function hostNetwork(gw: Gateway, host: string | undefined): string | undefined {
-  if (!host) return undefined;
-  const end = host.search(/[.:]/);
-  const label = (end === -1 ? host : host.slice(0, end)).toLowerCase();
-  return gw.has(label) ? label : undefined;
+/** The network named by the first label of the Host header, or the 404 naming the known ones. */
+function hostNetwork(gw: Gateway, host: string | undefined): string {
+  const end = host ? host.search(/[.:]/) : -1;
+  const label = host ? (end === -1 ? host : host.slice(0, end)).toLowerCase() : '';
+  if (!gw.has(label)) throw rpcErrors.unknownHostNetwork(host, gw.networkNames);
+  return label;
+}
+
+/** {network_url}/ and {ws_url}/ws on the main port: the network comes from the Host header. */
+async function handleByHost(gw: Gateway, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  const network = hostNetwork(gw, req.headers.host);
+  if (path === '/ws') throw rpcErrors.upgradeRequired();
+  return handleNetworkHttp(gw, network, req, res);
 }
 
 /** /v1/jsonrpc/:network/ws → network */
@@ -76,15 +83,32 @@ function refuseUpgrade(socket: Duplex, error: RpcError): void {
   );
 }
 
+/**
+ * The gateway answers browsers from any origin, as Infura does: JSON-RPC calls carry no cookies, so a dapp
+ * page may use {network_url} directly. Gives true when the request was a CORS preflight, now answered.
+ */
+function allowAnyOrigin(req: IncomingMessage, res: ServerResponse): boolean {
+  res.setHeader('access-control-allow-origin', '*');
+  if (req.method !== 'OPTIONS') return false;
+  res.writeHead(204, {
+    'access-control-allow-methods': 'GET, POST, OPTIONS',
+    'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type',
+    'access-control-max-age': '86400',
+  });
+  res.end();
+  return true;
+}
+
 export function createMainServer(parts: ServerParts): Server {
   const server = createServer((req, res) => {
     const { path, query } = splitUrl(req.url);
     const gw = parts.gateway;
-    const network = gw && path === '/' ? hostNetwork(gw, req.headers.host) : undefined;
+    const isGatewayPath = path === '/' || path === '/ws' || path.startsWith(REST_PREFIX);
+    if (isGatewayPath && allowAnyOrigin(req, res)) return;
     let work: Promise<void> | void;
     if (path === '/healthz') work = health(parts, res);
     else if (!gw) work = fail(res, starting);
-    else if (network) work = handleNetworkHttp(gw, network, req, res);
+    else if (path === '/' || path === '/ws') work = handleByHost(gw, req, res, path);
     else if (path.startsWith(REST_PREFIX)) work = handleRest(gw, req, res, path, query);
     else if (path.startsWith('/api/') && parts.orderbook) work = parts.orderbook(req, res);
     else if (path === '/metrics') work = metrics(res);
@@ -95,7 +119,12 @@ export function createMainServer(parts: ServerParts): Server {
     const { path } = splitUrl(req.url);
     const { gateway: gw, ws } = parts;
     if (!gw || !ws) return refuseUpgrade(socket, starting);
-    const network = (path === '/ws' && hostNetwork(gw, req.headers.host)) || restWsNetwork(path);
+    let network: string | undefined;
+    try {
+      network = path === '/ws' ? hostNetwork(gw, req.headers.host) : restWsNetwork(path);
+    } catch (err) {
+      return refuseUpgrade(socket, asRpcError(err));
+    }
     if (!network) return refuseUpgrade(socket, rpcErrors.notFound(`no WebSocket endpoint at ${path}`));
     if (!gw.has(network)) return refuseUpgrade(socket, rpcErrors.unknownNetwork(network, gw.networkNames));
     ws.upgrade(network, req, socket, head);
@@ -106,6 +135,8 @@ export function createMainServer(parts: ServerParts): Server {
 /** A listener of one network only, so that clients can use http://host:port as that network's URL. */
 export function createNetworkServer(gw: Gateway, ws: WebSocketChannel, network: string): Server {
   const server = createServer((req, res) => {
+    if (allowAnyOrigin(req, res)) return;
+    if (req.method === 'GET' && splitUrl(req.url).path === '/ws') return fail(res, rpcErrors.upgradeRequired());
     handleNetworkHttp(gw, network, req, res).catch((err) => fail(res, err));
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.upgrade(network, req, socket, head));

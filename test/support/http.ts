@@ -28,14 +28,16 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
 }
 
 /**
- * POST through node:http, which (unlike fetch) lets a test set the Host header, e.g. mainnet.localhost to
- * reach a network's own address on the main port.
+ * A request through node:http, which (unlike fetch) lets a test set any header, Host included (e.g.
+ * mainnet.localhost to reach a network's own address on the main port), or leave Content-Type out.
  */
-export async function postWithHost(url: string, host: string, body: unknown, contentType = 'application/json'): Promise<HttpResult> {
-  const { request } = await import('node:http');
-  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+export async function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<HttpResult> {
+  const { request: send } = await import('node:http');
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { host, 'content-type': contentType } }, (res) => {
+    const req = send(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -52,6 +54,12 @@ export async function postWithHost(url: string, host: string, body: unknown, con
       });
     });
     req.on('error', reject);
-    req.end(payload);
+    req.end(options.body);
   });
+}
+
+/** POST a JSON body (a value, or a raw string sent as is) with the given Host header. */
+export function postWithHost(url: string, host: string, body: unknown, contentType = 'application/json'): Promise<HttpResult> {
+  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+  return request(url, { method: 'POST', headers: { host, 'content-type': contentType }, body: payload });
 }

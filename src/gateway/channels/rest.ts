@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
 import type { MethodsListing } from '../../generated/jsonrpc/methods-listing.js';
 import { checkEnvelope, checkParams, parseJson, idOf, response, errorResponse, type CheckedRequest, type JsonRpcId } from '../jsonrpc.js';
-import { rpcErrors, asRpcError, RpcError } from '../errors.js';
+import { rpcErrors, asRpcError } from '../errors.js';
 import { readBody, isJsonContentType, sendJson } from '../../http/io.js';
 
 export async function handleRest(
@@ -19,25 +19,27 @@ export async function handleRest(
   path: string,
   query: URLSearchParams,
 ): Promise<void> {
-  // segments after /v1/jsonrpc/: [network] or [network, method]
+  // segments after /v1/jsonrpc/: [network] or [network, method]; a trailing slash adds nothing
   const segments = path.split('/').slice(3);
-  let id: JsonRpcId = null;
+  if (segments.length > 1 && segments.at(-1) === '') segments.pop();
+  const isGet = req.method === 'GET' || req.method === 'HEAD';
+  // A GET's id is known from the query before anything can fail, so that even its errors carry it.
+  let id: JsonRpcId = isGet ? queryId(query.get('id')) : null;
   try {
     if (segments.length === 0 || segments.length > 2 || !segments[0]) throw rpcErrors.notFound(path);
     const [networkName, pathMethod] = segments.map(decodeSegment);
     const { relay } = gw.entry(networkName);
 
     let request: CheckedRequest;
-    if (req.method === 'GET' || req.method === 'HEAD') {
+    if (isGet) {
       if (pathMethod === undefined) throw rpcErrors.wrongHttpMethod('POST');
       if (pathMethod === 'methods') {
         const listing: MethodsListing = { get: [...gw.getMethods], post: [...gw.postMethods] };
         return sendJson(res, 200, JSON.stringify(listing));
       }
-      if (pathMethod === 'ws') throw new RpcError(426, -32600, 'this address takes a WebSocket upgrade');
-      id = queryId(query.get('id'));
+      if (pathMethod === 'ws') throw rpcErrors.upgradeRequired();
+      if (!gw.getMethods.has(pathMethod)) throw rpcErrors.methodNotAllowed(pathMethod, 'with GET');
       request = { id, method: pathMethod, params: queryParams(query.get('params')) };
-      if (!gw.getMethods.has(request.method)) throw rpcErrors.methodNotAllowed(request.method, 'with GET');
     } else if (req.method === 'POST') {
       request = await postedRequest(gw, req, pathMethod, (value) => (id = value));
     } else {

@@ -32,6 +32,9 @@ export class WebSocketChannel {
     const { network } = this.gw.entry(networkName);
     const hub = network.hub;
     const sink: SubscriberSink = {
+      get open() {
+        return ws.readyState === WebSocket.OPEN;
+      },
       send: (frame) => {
         if (ws.readyState !== WebSocket.OPEN) return;
         if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {

@@ -19,10 +19,12 @@ export class HttpUpstream implements UpstreamTransport {
   private readonly pool: Pool;
   private readonly path: string;
   private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
 
   constructor(options: HttpUpstreamOptions) {
     const url = new URL(options.url);
     this.name = options.name;
+    this.timeoutMs = options.timeoutMs;
     this.path = (url.pathname || '/') + url.search;
     this.headers = { 'content-type': 'application/json', accept: 'application/json' };
     if (url.username) {
@@ -52,12 +54,15 @@ export class HttpUpstream implements UpstreamTransport {
   private async post(body: string): Promise<unknown> {
     let statusCode: number;
     let text: string;
+    // One deadline for the whole exchange (connect, headers, body). undici's own timeouts are per phase and
+    // run on a coarse clock (a 1000 ms timeout fires after up to 1500 ms), so they are only a backstop.
+    const signal = AbortSignal.timeout(this.timeoutMs);
     try {
-      const res = await this.pool.request({ path: this.path, method: 'POST', headers: this.headers, body });
+      const res = await this.pool.request({ path: this.path, method: 'POST', headers: this.headers, body, signal });
       statusCode = res.statusCode;
       text = await res.body.text();
     } catch (err) {
-      throw this.transportError(err);
+      throw signal.aborted ? new UpstreamError('timeout', this.name, 'timed out') : this.transportError(err);
     }
     let parsed: unknown;
     try {
