@@ -46,7 +46,8 @@ export interface FeeQuote {
 export type FeeQuoteResult = { priceable: true; quote: FeeQuote } | { priceable: false; reason: string };
 
 export interface QuoteStore {
-  add(quote: FeeQuote): void;
+  /** Keeps `quote`; quotes expired at `now` may be forgotten. */
+  add(quote: FeeQuote, now: Date): void;
   /** The quote with the lowest minimalFee among those for `sellToken` still valid at `at`. */
   lowestValid(sellToken: string, at: Date): FeeQuote | undefined;
 }
@@ -54,9 +55,9 @@ export interface QuoteStore {
 export class InMemoryQuoteStore implements QuoteStore {
   private readonly quotes = new Map<string, FeeQuote[]>();
 
-  add(quote: FeeQuote): void {
+  add(quote: FeeQuote, now: Date): void {
     const token = quote.sellToken.toLowerCase();
-    const kept = this.valid(token, new Date()).concat(quote);
+    const kept = this.valid(token, now).concat(quote);
     this.quotes.set(token, kept);
   }
 
@@ -131,17 +132,22 @@ export class FeeQuoter {
     const [gas, ...poolAnswers] = await this.rpc.batch(calls);
     const gasPrice = BigInt(resultOf(gas, 'eth_gasPrice') as string);
 
-    const price = this.nativePrice(token) ?? this.poolPrice(token, poolAnswers) ?? this.tablePrice(token);
-    if (!price) return { priceable: false, reason: `no price for token ${token}` };
+    const fromPool = pool ? this.poolPrice(token, poolAnswers) : null;
+    const price = this.nativePrice(token) ?? (typeof fromPool === 'string' ? null : fromPool) ?? this.tablePrice(token);
+    if (!price) {
+      const why = typeof fromPool === 'string' ? ` (pool ${pool} ${fromPool})` : '';
+      return { priceable: false, reason: `no price for token ${token}${why}` };
+    }
+    const now = this.now();
     const quote: FeeQuote = {
       sellToken: token,
       minimalFee: minimalFee(gasPrice, BigInt(this.settings.gasPerTrade), price),
       feeRatio: this.settings.feeRatioBps,
-      expirationDate: new Date(this.now().getTime() + this.settings.feeQuoteTtlSeconds * 1_000),
+      expirationDate: new Date(now.getTime() + this.settings.feeQuoteTtlSeconds * 1_000),
       gasPrice,
       price,
     };
-    this.store.add(quote);
+    this.store.add(quote, now);
     return { priceable: true, quote };
   }
 
@@ -153,9 +159,9 @@ export class FeeQuoter {
     return token === this.nativeToken ? { numerator: 1n, denominator: 1n, source: 'native' } : null;
   }
 
-  /** null when there is no pool, or it reverts, does not pair the token with the native token, or is empty. */
-  private poolPrice(token: string, answers: { result?: unknown; error?: unknown }[]): Price | null {
-    if (answers.length !== 3 || answers.some((a) => a.error !== undefined || typeof a.result !== 'string')) return null;
+  /** The pool's price, or why it gives none. */
+  private poolPrice(token: string, answers: { result?: unknown; error?: unknown }[]): Price | string {
+    if (answers.some((a) => a.error !== undefined || typeof a.result !== 'string')) return 'does not answer as a pair';
     try {
       const [token0] = pairInterface.decodeFunctionResult('token0', answers[0].result as string);
       const [token1] = pairInterface.decodeFunctionResult('token1', answers[1].result as string);
@@ -164,11 +170,11 @@ export class FeeQuoter {
       let reserveToken: bigint, reserveNative: bigint;
       if (pair[0] === token && pair[1] === this.nativeToken) [reserveToken, reserveNative] = [reserve0, reserve1];
       else if (pair[1] === token && pair[0] === this.nativeToken) [reserveToken, reserveNative] = [reserve1, reserve0];
-      else return null;
-      if (reserveToken === 0n || reserveNative === 0n) return null;
+      else return 'does not pair the token with the native token';
+      if (reserveToken === 0n || reserveNative === 0n) return 'has no reserves';
       return { numerator: reserveNative, denominator: reserveToken, source: 'pool' };
     } catch {
-      return null; // 0x from an address without code, or not a pair
+      return 'does not answer as a pair'; // 0x from an address without code
     }
   }
 
