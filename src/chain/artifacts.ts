@@ -27,7 +27,12 @@ export interface LocalArtifact extends Artifact {
   inputHash: string;
 }
 
-export type Gpv2ContractName = 'GPv2Settlement' | 'GPv2AllowListAuthentication' | 'GPv2VaultRelayer' | 'IERC20';
+export type Gpv2ContractName =
+  | 'GPv2Settlement'
+  | 'GPv2AllowListAuthentication'
+  | 'GPv2VaultRelayer'
+  | 'IERC20'
+  | 'EIP1271Verifier';
 export type LocalContractName = 'TestERC20' | 'TestEip1271Wallet' | 'TestUniswapV2Pair';
 
 export const LOCAL_ARTIFACTS_DIR = repoPath('dist', 'contracts');

@@ -5,7 +5,7 @@
  */
 import { Interface, type InterfaceAbi } from 'ethers';
 import { gpv2Artifact } from '../../chain/artifacts.js';
-import { batchInChunks, ChainError, fromQuantity, toQuantity, type ChainRpc, type RpcAnswer } from './rpc.js';
+import { batchInChunks, ChainError, fromQuantity, isRevert, toQuantity, type ChainRpc, type RpcAnswer } from './rpc.js';
 
 export interface OwnerToken {
   owner: string;
@@ -39,7 +39,7 @@ export function ownerTokenKey(owner: string, token: string): string {
  */
 function amountOf(answer: RpcAnswer, fn: 'balanceOf' | 'allowance', what: string): bigint {
   if (answer.error) {
-    if (answer.error.code === 3 || /revert/i.test(answer.error.message)) return 0n;
+    if (isRevert(answer.error)) return 0n;
     throw new ChainError(`${what} failed: ${answer.error.message}`, answer.error);
   }
   if (typeof answer.result !== 'string') return 0n;

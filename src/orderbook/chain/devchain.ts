@@ -129,51 +129,55 @@ export async function bootstrapDevChain(rpc: ChainRpc): Promise<DevChain> {
     throw new ChainError(`the dev chain has no deterministic-deployment proxy at ${CREATE2_FACTORY}`);
   }
   const provider = new ChainRpcProvider(rpc, chainId);
-  const deployer = new Wallet(DEV_DEPLOYER.privateKey, provider);
-  const plan = devChainPlan();
+  try {
+    const deployer = new Wallet(DEV_DEPLOYER.privateKey, provider);
+    const plan = devChainPlan();
 
-  const send = async (what: string, tx: Promise<{ wait(): Promise<unknown> }>) => {
-    try {
-      await (await tx).wait();
-    } catch (err) {
-      throw new ChainError(`dev chain bootstrap: ${what} failed: ${(err as Error).message}`, undefined, { cause: err });
+    const send = async (what: string, tx: Promise<{ wait(): Promise<unknown> }>) => {
+      try {
+        await (await tx).wait();
+      } catch (err) {
+        throw new ChainError(`dev chain bootstrap: ${what} failed: ${(err as Error).message}`, undefined, { cause: err });
+      }
+    };
+    const deploy = async (contract: PlannedContract) => {
+      if (await hasCode(rpc, contract.address)) return;
+      await send(`deploying ${contract.label}`, deployer.sendTransaction({ to: CREATE2_FACTORY, data: concat([GPV2_SALT, contract.initCode]) }));
+      if (!(await hasCode(rpc, contract.address))) {
+        throw new ChainError(`dev chain bootstrap: ${contract.label} is not at ${contract.address} after its deployment`);
+      }
+      log.info({ contract: contract.label, address: contract.address }, 'deployed');
+    };
+
+    await deploy(plan.authenticator);
+    const authenticator = new Contract(plan.authenticator.address, gpv2Artifact('GPv2AllowListAuthentication').abi as InterfaceAbi, deployer);
+    const manager = lower(await authenticator.manager());
+    if (manager === '0x0000000000000000000000000000000000000000') {
+      await send('initializeManager', authenticator.initializeManager(DEV_DEPLOYER.address));
+    } else if (manager !== DEV_DEPLOYER.address) {
+      throw new ChainError(`dev chain bootstrap: the authenticator's manager is ${manager}, not the dev deployer`);
     }
-  };
-  const deploy = async (contract: PlannedContract) => {
-    if (await hasCode(rpc, contract.address)) return;
-    await send(`deploying ${contract.label}`, deployer.sendTransaction({ to: CREATE2_FACTORY, data: concat([GPV2_SALT, contract.initCode]) }));
-    if (!(await hasCode(rpc, contract.address))) {
-      throw new ChainError(`dev chain bootstrap: ${contract.label} is not at ${contract.address} after its deployment`);
+    if (!(await authenticator.isSolver(DEV_SOLVER.address))) {
+      await send('addSolver', authenticator.addSolver(DEV_SOLVER.address));
     }
-    log.info({ contract: contract.label, address: contract.address }, 'deployed');
-  };
 
-  await deploy(plan.authenticator);
-  const authenticator = new Contract(plan.authenticator.address, gpv2Artifact('GPv2AllowListAuthentication').abi as InterfaceAbi, deployer);
-  const manager = lower(await authenticator.manager());
-  if (manager === '0x0000000000000000000000000000000000000000') {
-    await send('initializeManager', authenticator.initializeManager(DEV_DEPLOYER.address));
-  } else if (manager !== DEV_DEPLOYER.address) {
-    throw new ChainError(`dev chain bootstrap: the authenticator's manager is ${manager}, not the dev deployer`);
-  }
-  if (!(await authenticator.isSolver(DEV_SOLVER.address))) {
-    await send('addSolver', authenticator.addSolver(DEV_SOLVER.address));
-  }
+    await deploy(plan.settlement);
+    for (const token of plan.tokens) await deploy(token);
 
-  await deploy(plan.settlement);
-  for (const token of plan.tokens) await deploy(token);
-
-  const deployment = await resolveSettlement(rpc, plan.settlement.address);
-  if (deployment.vaultRelayer !== plan.vaultRelayer) {
-    throw new ChainError(`dev chain bootstrap: vault relayer ${deployment.vaultRelayer}, expected ${plan.vaultRelayer}`);
+    const deployment = await resolveSettlement(rpc, plan.settlement.address);
+    if (deployment.vaultRelayer !== plan.vaultRelayer) {
+      throw new ChainError(`dev chain bootstrap: vault relayer ${deployment.vaultRelayer}, expected ${plan.vaultRelayer}`);
+    }
+    return {
+      ...deployment,
+      authenticator: plan.authenticator.address,
+      manager: DEV_DEPLOYER.address,
+      solver: DEV_SOLVER.address,
+      tokens: Object.fromEntries(plan.tokens.map((t) => [t.symbol, t.address])),
+    };
+  } finally {
+    provider.destroy();
   }
-  return {
-    ...deployment,
-    authenticator: plan.authenticator.address,
-    manager: DEV_DEPLOYER.address,
-    solver: DEV_SOLVER.address,
-    tokens: Object.fromEntries(plan.tokens.map((t) => [t.symbol, t.address])),
-  };
 }
 
 const settlementInterface = () => new Interface(gpv2Artifact('GPv2Settlement').abi as InterfaceAbi);

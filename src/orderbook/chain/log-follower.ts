@@ -73,6 +73,7 @@ export class LogFollower {
   private readonly maxBatchSize: number;
   private readonly pollIntervalMs: number;
   private running = false;
+  private ticking = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
 
@@ -97,8 +98,21 @@ export class LogFollower {
     return this.current;
   }
 
-  /** One step; true when the sink was given changes (more may be waiting), false when there was nothing new. */
+  /**
+   * One step; true when the sink was given changes (more may be waiting), false when there was nothing new.
+   * Steps never overlap: a tick while another runs (e.g. from start()'s loop) is refused.
+   */
   async tick(): Promise<boolean> {
+    if (this.ticking) throw new ChainError('the log follower is already in a tick');
+    this.ticking = true;
+    try {
+      return await this.step();
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async step(): Promise<boolean> {
     const head = fromQuantity(await this.rpc.call('eth_blockNumber', []), 'eth_blockNumber');
     let checkpoint = this.current;
     let removed: RecentBlock[] = [];

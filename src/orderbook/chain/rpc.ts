@@ -62,6 +62,11 @@ export function chainRpcOverPool(pool: UpstreamLike): ChainRpc {
   };
 }
 
+/** Whether a node's error answer to an eth_call is the contract reverting (rather than the node failing). */
+export function isRevert(error: { code: number; message: string }): boolean {
+  return error.code === 3 || /revert/i.test(error.message);
+}
+
 /** The result of one batch answer, or a ChainError naming the call. */
 export function resultOf(answer: RpcAnswer, what: string): unknown {
   if (answer.error) throw new ChainError(`${what} failed: ${answer.error.message}`, answer.error);

@@ -13,6 +13,8 @@ import {
 } from 'ethers';
 import { gpv2Artifact } from '../../../src/chain/artifacts.js';
 import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/devchain.js';
+import { isValidEip1271Signature } from '../../../src/orderbook/chain/eip1271.js';
+import { ChainError } from '../../../src/orderbook/chain/rpc.js';
 import {
   decodeSettlementLog,
   logKey,
@@ -256,7 +258,7 @@ describe('settlement events', () => {
       assert.deepEqual(settled.filter((l) => l.type === 'Trade').map((l) => (l as { orderUid: string }).orderUid)[0], uid);
     });
 
-    it('settles an eip1271 order of a contract owner only when the contract approves it', async () => {
+    it('checks and settles an eip1271 order of a contract owner only when the contract approves it', async () => {
       const owner = await trader();
       const counterparty = await trader();
       const wallet = await deployEip1271Wallet(owner);
@@ -279,12 +281,20 @@ describe('settlement events', () => {
       const rejected = order({ sellToken: TKA, buyToken: TKB, sellAmount: e18(10), buyAmount: e18(10) });
       const stranger = Wallet.createRandom();
       const strangerSignature = stranger.signingKey.sign(orderDigest(domain(), rejected)).serialized;
+      assert.equal(await isValidEip1271Signature(chain.rpc, wallet, orderDigest(domain(), rejected), strangerSignature), false);
       await assert.rejects(settleWith(rejected, strangerSignature), /GPv2: invalid eip1271 signature/);
 
       // Approved by the owner through approveHash, with an empty signature.
       const approved = order({ sellToken: TKA, buyToken: TKB, sellAmount: e18(10), buyAmount: e18(10), validTo: rejected.validTo + 10 });
       const digest = orderDigest(domain(), approved);
+      assert.equal(await isValidEip1271Signature(chain.rpc, wallet, digest, '0x'), false);
       await mined(eip1271Wallet(wallet, owner).approveHash(digest, true));
+      assert.equal(await isValidEip1271Signature(chain.rpc, wallet, digest, '0x'), true);
+      // Owners that cannot answer: an EOA (no code) and a contract without isValidSignature (reverts).
+      assert.equal(await isValidEip1271Signature(chain.rpc, owner.address, digest, '0x'), false);
+      assert.equal(await isValidEip1271Signature(chain.rpc, TKA, digest, '0x'), false);
+      // A node that cannot answer is not a verdict on the signature.
+      await assert.rejects(isValidEip1271Signature(chain.rpc, wallet, digest, '0x', 10_000_000), ChainError);
       const [trade] = await decodedLogs(await settleWith(approved, '0x'));
       assert.equal(trade.type === 'Trade' && trade.owner, wallet);
       assert.equal(trade.type === 'Trade' && trade.orderUid, orderUid(digest, wallet, approved.validTo));
@@ -292,6 +302,7 @@ describe('settlement events', () => {
       // Signed by the owner's key.
       const signed = order({ sellToken: TKA, buyToken: TKB, sellAmount: e18(10), buyAmount: e18(10), validTo: rejected.validTo + 20 });
       const ownerSignature = owner.signingKey.sign(orderDigest(domain(), signed)).serialized;
+      assert.equal(await isValidEip1271Signature(chain.rpc, wallet, orderDigest(domain(), signed), ownerSignature), true);
       const [signedTrade] = await decodedLogs(await settleWith(signed, ownerSignature));
       assert.equal(signedTrade.type === 'Trade' && signedTrade.owner, wallet);
     });
