@@ -78,6 +78,16 @@ export interface OrderbookConfig {
   tokenPrices: {
     [k: string]: string;
   };
+  /**
+   * Uniswap-V2-style pair (token0/token1/getReserves) of a token with nativeToken: its price is read from the pair's reserves (TOKEN_PRICE_POOLS).
+   */
+  tokenPricePools?: {
+    [k: string]: string;
+  };
+  /**
+   * The wrapped native token (e.g. WETH) the pools of tokenPricePools pair with; priced 1:1 (NATIVE_TOKEN).
+   */
+  nativeToken?: string;
   minValidToSeconds: number;
   gasPerTrade: number;
   feeRatioBps: number;
