@@ -79,15 +79,18 @@ function list(raw: string | undefined): string[] | undefined {
   return raw.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-/** TOKEN_PRICES=0xabc…=1000000000,0xdef…=2.5 (native-token wei per base unit). */
-function tokenPrices(raw: string | undefined): Record<string, string> | undefined {
+/**
+ * TOKEN_PRICES=0xabc…=1000000000,0xdef…=2.5 (native-token wei per base unit);
+ * TOKEN_PRICE_POOLS=0xtoken…=0xpair…,… (same shape, the value is a pair address).
+ */
+function addressMap(raw: string | undefined, name: string, valueName: string): Record<string, string> | undefined {
   const entries = list(raw);
   if (!entries) return undefined;
   return Object.fromEntries(
     entries.map((entry) => {
-      const [address, price] = entry.split('=');
-      if (!address || !price) throw new ConfigError(`TOKEN_PRICES entry "${entry}" is not address=price`);
-      return [address.toLowerCase(), price];
+      const [address, value] = entry.split('=');
+      if (!address || !value) throw new ConfigError(`${name} entry "${entry}" is not address=${valueName}`);
+      return [address.toLowerCase(), value];
     }),
   );
 }
@@ -131,7 +134,9 @@ function fromEnv(env: Env, base: Config): Record<string, unknown> {
     orderbook: strip({
       network: env.ORDERBOOK_NETWORK,
       settlementContract: env.SETTLEMENT_CONTRACT,
-      tokenPrices: tokenPrices(env.TOKEN_PRICES),
+      tokenPrices: addressMap(env.TOKEN_PRICES, 'TOKEN_PRICES', 'price'),
+      tokenPricePools: addressMap(env.TOKEN_PRICE_POOLS, 'TOKEN_PRICE_POOLS', 'pair'),
+      nativeToken: env.NATIVE_TOKEN,
       minValidToSeconds: integer(env, 'MIN_VALID_TO_SECONDS'),
       gasPerTrade: integer(env, 'GAS_PER_TRADE'),
       feeRatioBps: integer(env, 'FEE_RATIO_BPS'),
@@ -157,6 +162,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!validate(config)) throw new ConfigError(describeError(validate.errors, 'config'));
   const names = config.networks.map((n) => n.name);
   if (new Set(names).size !== names.length) throw new ConfigError(`network names repeat: ${names.join(', ')}`);
+  const pools = config.orderbook.tokenPricePools;
+  if (pools && Object.keys(pools).length > 0 && !config.orderbook.nativeToken) {
+    throw new ConfigError('TOKEN_PRICE_POOLS needs NATIVE_TOKEN: the token the pools pair with');
+  }
   if (!names.includes(config.orderbook.network)) {
     throw new ConfigError(`ORDERBOOK_NETWORK "${config.orderbook.network}" is not one of ${names.join(', ')}`);
   }

@@ -21,6 +21,10 @@ export interface Config {
    */
   databaseUrl?: string;
   /**
+   * PostgreSQL schema of the event store and read models (DATABASE_SCHEMA, default public).
+   */
+  databaseSchema?: string;
+  /**
    * Shared cache and rate limits (REDIS_URL).
    */
   redisUrl?: string;
@@ -31,10 +35,6 @@ export interface Config {
   networks: NetworkConfig[];
   gateway: GatewayConfig;
   orderbook: OrderbookConfig;
-  /**
-   * PostgreSQL schema of the event store and read models (DATABASE_SCHEMA, default public).
-   */
-  databaseSchema?: string;
 }
 export interface NetworkConfig {
   name: string;
@@ -82,6 +82,16 @@ export interface OrderbookConfig {
   tokenPrices: {
     [k: string]: string;
   };
+  /**
+   * Uniswap-V2-style pair (token0/token1/getReserves) of a token with nativeToken: its price is read from the pair's reserves (TOKEN_PRICE_POOLS).
+   */
+  tokenPricePools?: {
+    [k: string]: string;
+  };
+  /**
+   * The wrapped native token (e.g. WETH) the pools of tokenPricePools pair with; priced 1:1 (NATIVE_TOKEN).
+   */
+  nativeToken?: string;
   minValidToSeconds: number;
   gasPerTrade: number;
   feeRatioBps: number;

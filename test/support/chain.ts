@@ -1,12 +1,20 @@
 /**
- * Putting a dev chain into a known state for gateway tests: the Probe contract (test/support/contracts) is
- * compiled with solc and deployed, a plain transfer is sent and Probe is poked so that blocks, receipts and a
- * log exist. Everything goes straight to the chain's own URL, not through the gateway.
+ * Dev chains for tests.
+ * - startTestChain: a fresh anvil reached two ways, as a ChainRpc over the gateway's own HTTP upstream
+ *   transport (the path the order book uses in the service) and as an ethers JsonRpcProvider (a client).
+ * - prepareChain: a chain put into a known state for gateway tests: the Probe contract
+ *   (test/support/contracts) is compiled with solc and deployed, a plain transfer is sent and Probe is poked
+ *   so that blocks, receipts and a log exist. Everything goes straight to the chain's own URL.
  */
+import { ContractFactory, Interface, JsonRpcProvider, Wallet, Transaction, parseEther, type Contract } from 'ethers';
 import { readFileSync } from 'node:fs';
 import solc from 'solc';
-import { ContractFactory, Interface, JsonRpcProvider, Wallet, Transaction, parseEther, type Contract } from 'ethers';
 import { repoPath } from '../../src/paths.js';
+import { Anvil } from '../../src/chain/anvil.js';
+import { HttpUpstream } from '../../src/gateway/upstream/http.js';
+import { UpstreamPool } from '../../src/gateway/upstream/pool.js';
+import { logger } from '../../src/logger.js';
+import { chainRpcOverPool, type ChainRpc } from '../../src/orderbook/chain/rpc.js';
 
 /** anvil's funded dev accounts #0..#2, as anvil prints them at start. */
 export const DEV_KEYS = [
@@ -106,4 +114,32 @@ export async function signedTransfer(key: string, nonce: number, options: { chai
     maxFeePerGas: 10_000_000_000n,
     maxPriorityFeePerGas: 1_000_000_000n,
   });
+}
+
+export interface TestChain {
+  anvil: Anvil;
+  rpc: ChainRpc;
+  provider: JsonRpcProvider;
+  /** Any JSON-RPC call, e.g. anvil's evm_mine / evm_snapshot. */
+  send(method: string, params?: unknown[]): Promise<any>;
+  stop(): Promise<void>;
+}
+
+export async function startTestChain(options: { chainId?: number; args?: string[] } = {}): Promise<TestChain> {
+  const chainId = options.chainId ?? 1;
+  const anvil = new Anvil({ name: `chain-test-${chainId}`, chainId, logger, args: options.args });
+  await anvil.start();
+  const pool = new UpstreamPool([new HttpUpstream({ name: 'anvil', url: anvil.httpUrl, timeoutMs: 10_000 })]);
+  const provider = new JsonRpcProvider(anvil.httpUrl, chainId, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 100 });
+  return {
+    anvil,
+    rpc: chainRpcOverPool(pool),
+    provider,
+    send: (method, params = []) => provider.send(method, params),
+    async stop() {
+      provider.destroy();
+      await pool.close();
+      await anvil.stop();
+    },
+  };
 }

@@ -1,0 +1,72 @@
+/**
+ * Compiled contracts (ABI + creation bytecode) the service deploys or talks to:
+ * - the GPv2 contracts, from the artifacts shipped in the npm package @cowprotocol/contracts (Hardhat's
+ *   `hh-sol-artifact-1` format, no library links);
+ * - the project's own test contracts (contracts/*.sol), compiled into dist/contracts by `npm run build`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { repoPath } from '../paths.js';
+
+const require = createRequire(import.meta.url);
+
+export interface Artifact {
+  contractName: string;
+  abi: unknown[];
+  /** Creation code, 0x-hex, without constructor arguments. */
+  bytecode: string;
+  deployedBytecode: string;
+}
+
+/** What src/cli/compile-contracts.ts writes for each contract. */
+export interface LocalArtifact extends Artifact {
+  sourceName: string;
+  compiler: string;
+  /** Hash of sources, compiler and settings: an unchanged tree is not compiled again. */
+  inputHash: string;
+}
+
+export type Gpv2ContractName =
+  | 'GPv2Settlement'
+  | 'GPv2AllowListAuthentication'
+  | 'GPv2VaultRelayer'
+  | 'IERC20'
+  | 'EIP1271Verifier';
+export type LocalContractName = 'TestERC20' | 'TestEip1271Wallet' | 'TestUniswapV2Pair';
+
+export const LOCAL_ARTIFACTS_DIR = repoPath('dist', 'contracts');
+
+const cache = new Map<string, Artifact>();
+
+function checked(artifact: Artifact, where: string): Artifact {
+  if (!Array.isArray(artifact.abi) || !/^0x([0-9a-fA-F]{2})*$/.test(artifact.bytecode)) {
+    throw new Error(`${where} is not a compiled-contract artifact (abi + bytecode)`);
+  }
+  return artifact;
+}
+
+export function gpv2Artifact(name: Gpv2ContractName): Artifact {
+  let artifact = cache.get(name);
+  if (!artifact) {
+    const path = require.resolve(`@cowprotocol/contracts/lib/contracts/${name}.json`);
+    const raw = JSON.parse(readFileSync(path, 'utf8')) as Artifact & { linkReferences?: object };
+    if (raw.linkReferences && Object.keys(raw.linkReferences).length > 0) {
+      throw new Error(`${path} needs library links, which this loader does not do`);
+    }
+    artifact = checked(raw, path);
+    cache.set(name, artifact);
+  }
+  return artifact;
+}
+
+export function localArtifact(name: LocalContractName): Artifact {
+  let artifact = cache.get(name);
+  if (!artifact) {
+    const path = join(LOCAL_ARTIFACTS_DIR, `${name}.json`);
+    if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build\` to compile contracts/`);
+    artifact = checked(JSON.parse(readFileSync(path, 'utf8')) as Artifact, path);
+    cache.set(name, artifact);
+  }
+  return artifact;
+}

@@ -1,0 +1,86 @@
+/**
+ * What an owner can actually sell: min(balanceOf(owner), allowance(owner, vaultRelayer)) of a token, the
+ * most the settlement contract can pull through the vault relayer for `erc20` sell-token balances. All pairs
+ * are read with eth_call in JSON-RPC batches (two calls per pair), at one block so that they agree.
+ */
+import { Interface, type InterfaceAbi } from 'ethers';
+import { gpv2Artifact } from '../../chain/artifacts.js';
+import { batchInChunks, ChainError, fromQuantity, isRevert, toQuantity, type ChainRpc, type RpcAnswer } from './rpc.js';
+
+export interface OwnerToken {
+  owner: string;
+  token: string;
+}
+
+export interface Spendable extends OwnerToken {
+  balance: bigint;
+  allowance: bigint;
+  /** min(balance, allowance). */
+  spendable: bigint;
+}
+
+export interface ReadSpendableOptions {
+  /** Block number to read at (default: the head when the read starts). */
+  block?: number;
+  /** Most calls per batch (default 100, i.e. 50 pairs). */
+  maxBatchSize?: number;
+}
+
+const erc20 = new Interface(gpv2Artifact('IERC20').abi as InterfaceAbi);
+
+export function ownerTokenKey(owner: string, token: string): string {
+  return `${owner.toLowerCase()}:${token.toLowerCase()}`;
+}
+
+/**
+ * A call the token rejects (a revert, or an address without code answering 0x) counts as 0: the settlement
+ * could not transfer that token either. Any other failure (transport, a node that cannot serve the block)
+ * fails the whole read with a ChainError rather than making every order look unfunded.
+ */
+function amountOf(answer: RpcAnswer, fn: 'balanceOf' | 'allowance', what: string): bigint {
+  if (answer.error) {
+    if (isRevert(answer.error)) return 0n;
+    throw new ChainError(`${what} failed: ${answer.error.message}`, answer.error);
+  }
+  if (typeof answer.result !== 'string') return 0n;
+  try {
+    return erc20.decodeFunctionResult(fn, answer.result)[0] as bigint;
+  } catch {
+    return 0n;
+  }
+}
+
+export interface SpendableRead {
+  /** The block all amounts were read at. */
+  block: number;
+  /** Keyed by ownerTokenKey(owner, token). */
+  amounts: Map<string, Spendable>;
+}
+
+/** Duplicate pairs are read once; every batch reads the same block, so the amounts agree with each other. */
+export async function readSpendable(
+  rpc: ChainRpc,
+  vaultRelayer: string,
+  pairs: readonly OwnerToken[],
+  options: ReadSpendableOptions = {},
+): Promise<SpendableRead> {
+  const unique = new Map<string, OwnerToken>();
+  for (const { owner, token } of pairs) unique.set(ownerTokenKey(owner, token), { owner: owner.toLowerCase(), token: token.toLowerCase() });
+  const list = [...unique.values()];
+  const block = options.block ?? fromQuantity(await rpc.call('eth_blockNumber', []), 'eth_blockNumber');
+  const call = (to: string, data: string) => ({ method: 'eth_call', params: [{ to, data }, toQuantity(block)] });
+  const calls = list.flatMap(({ owner, token }) => [
+    call(token, erc20.encodeFunctionData('balanceOf', [owner])),
+    call(token, erc20.encodeFunctionData('allowance', [owner, vaultRelayer])),
+  ]);
+  const answers = await batchInChunks(rpc, calls, options.maxBatchSize ?? 100);
+  const amounts = new Map(
+    list.map((pair, i) => {
+      const balance = amountOf(answers[2 * i], 'balanceOf', `balanceOf(${pair.owner}) of ${pair.token}`);
+      const allowance = amountOf(answers[2 * i + 1], 'allowance', `allowance(${pair.owner}) of ${pair.token}`);
+      const spendable = balance < allowance ? balance : allowance;
+      return [ownerTokenKey(pair.owner, pair.token), { ...pair, balance, allowance, spendable }];
+    }),
+  );
+  return { block, amounts };
+}

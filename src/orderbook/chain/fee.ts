@@ -1,0 +1,186 @@
+/**
+ * Fee quotes for a sell token: the gas a trade costs, in the sell token.
+ *
+ *   minimalFee = ceil(gasPrice × gasPerTrade / price)
+ *
+ * where gasPrice is the chain's eth_gasPrice (native-token wei per gas) and price is the sell token's price
+ * in native-token wei per base unit of the token (the unit of TOKEN_PRICES), so the division turns the
+ * native-token cost into sell-token base units; rounding up makes the fee cover the cost. Prices come from:
+ * 1. the native token itself (orderbook.nativeToken): 1;
+ * 2. a Uniswap-V2-style pair with the native token (orderbook.tokenPricePools): reserveNative / reserveToken
+ *    read on chain, when the pair answers and both reserves are non-zero;
+ * 3. the static table (orderbook.tokenPrices, a decimal that may be fractional).
+ * A token none of them prices is "not priceable" (the API answers 404).
+ *
+ * Each quote is valid until now + feeQuoteTtlSeconds and is kept in a QuoteStore, so order creation can
+ * ask for the lowest unexpired quote of a sell token. The store here is in memory: quotes are per process,
+ * so with several API instances an order must be created on an instance that quoted its token (or the
+ * caller quotes afresh when none is kept).
+ */
+import { Interface } from 'ethers';
+import type { OrderbookConfig } from '../../config.js';
+import { ChainError, resultOf, type ChainRpc } from './rpc.js';
+
+export type FeeSettings = Pick<
+  OrderbookConfig,
+  'gasPerTrade' | 'feeRatioBps' | 'feeQuoteTtlSeconds' | 'tokenPrices' | 'tokenPricePools' | 'nativeToken'
+>;
+
+/** native-token wei per base unit of the token = numerator / denominator. */
+export interface Price {
+  numerator: bigint;
+  denominator: bigint;
+  source: 'native' | 'pool' | 'table';
+}
+
+export interface FeeQuote {
+  sellToken: string;
+  minimalFee: bigint;
+  /** Basis points. */
+  feeRatio: number;
+  expirationDate: Date;
+  gasPrice: bigint;
+  price: Price;
+}
+
+export type FeeQuoteResult = { priceable: true; quote: FeeQuote } | { priceable: false; reason: string };
+
+export interface QuoteStore {
+  /** Keeps `quote`; quotes expired at `now` may be forgotten. */
+  add(quote: FeeQuote, now: Date): void;
+  /** The quote with the lowest minimalFee among those for `sellToken` still valid at `at`. */
+  lowestValid(sellToken: string, at: Date): FeeQuote | undefined;
+}
+
+export class InMemoryQuoteStore implements QuoteStore {
+  private readonly quotes = new Map<string, FeeQuote[]>();
+
+  add(quote: FeeQuote, now: Date): void {
+    const token = quote.sellToken.toLowerCase();
+    const kept = this.valid(token, now).concat(quote);
+    this.quotes.set(token, kept);
+  }
+
+  lowestValid(sellToken: string, at: Date): FeeQuote | undefined {
+    return this.valid(sellToken.toLowerCase(), at).reduce<FeeQuote | undefined>(
+      (low, q) => (low === undefined || q.minimalFee < low.minimalFee ? q : low),
+      undefined,
+    );
+  }
+
+  private valid(token: string, at: Date): FeeQuote[] {
+    return (this.quotes.get(token) ?? []).filter((q) => q.expirationDate.getTime() > at.getTime());
+  }
+}
+
+/** "2.5" → 25/10; null for anything that is not a non-negative decimal. */
+export function parseDecimalPrice(text: string): { numerator: bigint; denominator: bigint } | null {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  if (!match) return null;
+  const fraction = match[2] ?? '';
+  return { numerator: BigInt(match[1] + fraction), denominator: 10n ** BigInt(fraction.length) };
+}
+
+export function minimalFee(gasPrice: bigint, gasPerTrade: bigint, price: Pick<Price, 'numerator' | 'denominator'>): bigint {
+  if (price.numerator <= 0n || price.denominator <= 0n) throw new ChainError('a price must be positive');
+  const cost = gasPrice * gasPerTrade * price.denominator;
+  return (cost + price.numerator - 1n) / price.numerator;
+}
+
+const pairInterface = new Interface([
+  'function token0() view returns (address)',
+  'function token1() view returns (address)',
+  'function getReserves() view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast)',
+]);
+
+export interface FeeQuoterOptions {
+  store?: QuoteStore;
+  now?: () => Date;
+}
+
+export class FeeQuoter {
+  private readonly store: QuoteStore;
+  private readonly now: () => Date;
+  private readonly tokenPrices: Map<string, string>;
+  private readonly pools: Map<string, string>;
+  private readonly nativeToken: string | undefined;
+
+  constructor(
+    private readonly rpc: ChainRpc,
+    private readonly settings: FeeSettings,
+    options: FeeQuoterOptions = {},
+  ) {
+    this.store = options.store ?? new InMemoryQuoteStore();
+    this.now = options.now ?? (() => new Date());
+    const lowerKeys = (m: Record<string, string> | undefined) =>
+      new Map(Object.entries(m ?? {}).map(([k, v]) => [k.toLowerCase(), v.toLowerCase()]));
+    this.tokenPrices = lowerKeys(settings.tokenPrices);
+    this.pools = lowerKeys(settings.tokenPricePools);
+    this.nativeToken = settings.nativeToken?.toLowerCase();
+    if (this.pools.size > 0 && !this.nativeToken) throw new ChainError('price pools need the native token they pair with');
+  }
+
+  /** A new quote, kept for lowestValidQuote; ChainError when the chain cannot be read. */
+  async quote(sellToken: string): Promise<FeeQuoteResult> {
+    const token = sellToken.toLowerCase();
+    const pool = this.pools.get(token);
+    const calls = [{ method: 'eth_gasPrice', params: [] as unknown[] }];
+    if (pool && token !== this.nativeToken) {
+      const read = (fn: string) => ({ method: 'eth_call', params: [{ to: pool, data: pairInterface.encodeFunctionData(fn) }, 'latest'] });
+      calls.push(read('token0'), read('token1'), read('getReserves'));
+    }
+    const [gas, ...poolAnswers] = await this.rpc.batch(calls);
+    const gasPrice = BigInt(resultOf(gas, 'eth_gasPrice') as string);
+
+    const fromPool = pool ? this.poolPrice(token, poolAnswers) : null;
+    const price = this.nativePrice(token) ?? (typeof fromPool === 'string' ? null : fromPool) ?? this.tablePrice(token);
+    if (!price) {
+      const why = typeof fromPool === 'string' ? ` (pool ${pool} ${fromPool})` : '';
+      return { priceable: false, reason: `no price for token ${token}${why}` };
+    }
+    const now = this.now();
+    const quote: FeeQuote = {
+      sellToken: token,
+      minimalFee: minimalFee(gasPrice, BigInt(this.settings.gasPerTrade), price),
+      feeRatio: this.settings.feeRatioBps,
+      expirationDate: new Date(now.getTime() + this.settings.feeQuoteTtlSeconds * 1_000),
+      gasPrice,
+      price,
+    };
+    this.store.add(quote, now);
+    return { priceable: true, quote };
+  }
+
+  lowestValidQuote(sellToken: string, at: Date = this.now()): FeeQuote | undefined {
+    return this.store.lowestValid(sellToken, at);
+  }
+
+  private nativePrice(token: string): Price | null {
+    return token === this.nativeToken ? { numerator: 1n, denominator: 1n, source: 'native' } : null;
+  }
+
+  /** The pool's price, or why it gives none. */
+  private poolPrice(token: string, answers: { result?: unknown; error?: unknown }[]): Price | string {
+    if (answers.some((a) => a.error !== undefined || typeof a.result !== 'string')) return 'does not answer as a pair';
+    try {
+      const [token0] = pairInterface.decodeFunctionResult('token0', answers[0].result as string);
+      const [token1] = pairInterface.decodeFunctionResult('token1', answers[1].result as string);
+      const [reserve0, reserve1] = pairInterface.decodeFunctionResult('getReserves', answers[2].result as string);
+      const pair = [String(token0).toLowerCase(), String(token1).toLowerCase()];
+      let reserveToken: bigint, reserveNative: bigint;
+      if (pair[0] === token && pair[1] === this.nativeToken) [reserveToken, reserveNative] = [reserve0, reserve1];
+      else if (pair[1] === token && pair[0] === this.nativeToken) [reserveToken, reserveNative] = [reserve1, reserve0];
+      else return 'does not pair the token with the native token';
+      if (reserveToken === 0n || reserveNative === 0n) return 'has no reserves';
+      return { numerator: reserveNative, denominator: reserveToken, source: 'pool' };
+    } catch {
+      return 'does not answer as a pair'; // 0x from an address without code
+    }
+  }
+
+  private tablePrice(token: string): Price | null {
+    const text = this.tokenPrices.get(token);
+    const parsed = text === undefined ? null : parseDecimalPrice(text);
+    return parsed && parsed.numerator > 0n ? { ...parsed, source: 'table' } : null;
+  }
+}
