@@ -1,10 +1,9 @@
 /**
  * What the order book needs from its chain, in one place: the settlement contract (the EIP-712 domain),
- * eth_call for EIP-1271 owners, the fee rule's price of a sell token, and owners' spendable balances.
+ * EIP-1271 owners' isValidSignature, the fee rule's price of a sell token, and owners' spendable balances.
  * The chain integration (src/orderbook/chain/) provides it, backed by the gateway's upstream of the
  * order book network.
  */
-import type { EthCall } from './domain/signature.js';
 import type { FeeInformation } from '../generated/orderbook/fee-information.js';
 
 export interface FeeQuotes {
@@ -34,7 +33,8 @@ export interface ChainContext {
   /** The GPv2Settlement contract: the domain's verifyingContract. */
   settlement: string;
   vaultRelayer: string | null;
-  ethCall: EthCall;
+  /** Whether the eip1271 owner contract accepts `signature` for `digest` (isValidSignature). */
+  eip1271(owner: string, digest: string, signature: string): Promise<boolean>;
   fees: FeeQuotes;
   balances: SpendableBalances;
 }

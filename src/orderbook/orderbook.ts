@@ -14,7 +14,7 @@ import type { FeeInformation } from '../generated/orderbook/fee-information.js';
 import type { Eip712DomainInfo } from '../generated/orderbook/domain.js';
 import type { ProjectionsStatus } from '../generated/orderbook/projections-status.js';
 import { DOMAIN_NAME, DOMAIN_VERSION, domainSeparator, gpv2Domain } from './domain/eip712.js';
-import { validateOrderCreation, checkEip1271Signature, checkFee, checkBalance, parseOrderUid } from './domain/order.js';
+import { validateOrderCreation, checkFee, checkBalance, parseOrderUid } from './domain/order.js';
 import { verifyCancellation } from './domain/cancellation.js';
 import { orderbookErrors } from './domain/errors.js';
 import { orderView, stateFromFacts } from './commands/order-state.js';
@@ -93,7 +93,9 @@ export class OrderBook {
       now: this.now(),
       minValidToSeconds: config.minValidToSeconds,
     });
-    await checkEip1271Signature(order, chain.ethCall);
+    if (order.signingScheme === 'eip1271' && !(await chain.eip1271(order.owner, order.digest, order.signature))) {
+      throw orderbookErrors.invalidEip1271Signature(order.digest);
+    }
     const minimalFee = await chain.fees.minimalFee(order.sellToken);
     if (minimalFee !== null) checkFee(order, minimalFee, config.feeRatioBps);
     if (order.signingScheme !== 'presign') {
@@ -127,7 +129,7 @@ export class OrderBook {
     if (!row?.doc.order) throw orderbookErrors.orderNotFound();
     const now = this.now();
     const funding = await this.solvable.fundingOf(uid, now);
-    return orderView(stateFromFacts(row.doc), now, funding?.available ?? null)!;
+    return orderView(stateFromFacts(row.doc), now, funding?.availableBalance ?? null)!;
   }
 
   /** GET /api/v1/orders. */
@@ -150,7 +152,7 @@ export class OrderBook {
     for (const row of rows) {
       const funding = await this.solvable.fundingOf(row.key, now);
       if (funding && !funding.funded && !filter.includeInsufficientBalance) continue;
-      orders.push(orderView(stateFromFacts(row.doc), now, funding?.available ?? null)!);
+      orders.push(orderView(stateFromFacts(row.doc), now, funding?.availableBalance ?? null)!);
     }
     return orders;
   }

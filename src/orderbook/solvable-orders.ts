@@ -13,7 +13,7 @@ import { orderView, stateFromFacts, type OrderState } from './commands/order-sta
 import { solvableByEvents, solvableOrdersProjection } from '../../projections/solvable-orders.js';
 import type { OrderDoc } from '../../projections/orders.js';
 import type { SpendableBalances } from './chain-context.js';
-import { fundingOf, type Funding } from './funding.js';
+import { allocateFunding, type Funding, type FundableOrder } from './domain/funding.js';
 
 export interface SolvableAnswer {
   body: Buffer;
@@ -35,6 +35,22 @@ function oldestFirst(a: OrderState, b: OrderState): number {
   const x = a.order!;
   const y = b.order!;
   return x.creationDate < y.creationDate ? -1 : x.creationDate > y.creationDate ? 1 : x.uid < y.uid ? -1 : 1;
+}
+
+function fundable(state: OrderState): FundableOrder {
+  const o = state.order!;
+  return {
+    uid: o.uid,
+    owner: o.owner,
+    sellToken: o.sellToken,
+    kind: o.kind,
+    partiallyFillable: o.partiallyFillable,
+    sellAmount: BigInt(o.sellAmount),
+    buyAmount: BigInt(o.buyAmount),
+    feeAmount: BigInt(o.feeAmount),
+    executedSellAmount: state.executed.sellAmount,
+    executedBuyAmount: state.executed.buyAmount,
+  };
 }
 
 export class SolvableOrders {
@@ -104,13 +120,13 @@ export class SolvableOrders {
     if (b && b.cursor === this.cursor && b.balancesVersion === balancesVersion && now <= b.validUntil) return b;
 
     const valid = [...this.open.values()].filter((s) => s.order!.validTo >= now).sort(oldestFirst);
-    const funding = fundingOf(valid, (owner, token) => this.balances?.get(owner, token));
+    const funding = allocateFunding(valid.map(fundable), (owner, token) => this.balances?.get(owner, token));
     const orders: Order[] = [];
     let validUntil = Number.MAX_SAFE_INTEGER;
     for (const state of valid) {
       const f = funding.get(state.order!.uid)!;
       if (!f.funded) continue;
-      orders.push(orderView(state, now, f.available)!);
+      orders.push(orderView(state, now, f.availableBalance)!);
       validUntil = Math.min(validUntil, state.order!.validTo);
     }
     const body = Buffer.from(JSON.stringify(orders));

@@ -5,21 +5,14 @@
  *
  * Checks run cheapest first: the schema, the uint256 bounds, the order's own rules (ZeroAmount,
  * SameBuyAndSellToken, InsufficientValidTo, SellAmountOverflow), then the signature (InvalidSignature,
- * MissingFrom, WrongOwner). The API layer then asks the book (DuplicatedOrder), the chain (eip1271's
- * InvalidEip1271Signature, InsufficientBalance) and the fee quotes (InsufficientFee).
+ * MissingFrom, WrongOwner). The order book then asks the chain (eip1271's InvalidEip1271Signature through
+ * chain/eip1271.ts, InsufficientBalance), the fee quotes (InsufficientFee) and the book (DuplicatedOrder).
  */
 import { validator } from '../../schemas.js';
 import type { OrderCreation } from '../../generated/orderbook/order-creation.js';
 import { orderDigest, packOrderUid, unpackOrderUid, type OrderData } from './eip712.js';
 import { orderbookErrors } from './errors.js';
-import {
-  isValidEip1271Signature,
-  normalizeEcdsaSignature,
-  presignOwner,
-  recoverEcdsaSigner,
-  type EthCall,
-  type SigningScheme,
-} from './signature.js';
+import { normalizeEcdsaSignature, presignOwner, recoverEcdsaSigner, type SigningScheme } from './signature.js';
 
 export const UINT256_MAX = (1n << 256n) - 1n;
 
@@ -149,17 +142,6 @@ export function validateOrderCreation(body: unknown, context: OrderValidationCon
 }
 
 /**
- * For an eip1271 order, asks the owner contract whether it accepts the signature of the order digest
- * (InvalidEip1271Signature when not); other schemes pass. See isValidEip1271Signature for `ethCall`.
- */
-export async function checkEip1271Signature(order: ValidatedOrder, ethCall: EthCall): Promise<void> {
-  if (order.signingScheme !== 'eip1271') return;
-  if (!(await isValidEip1271Signature(ethCall, order.owner, order.digest, order.signature))) {
-    throw orderbookErrors.invalidEip1271Signature(order.digest);
-  }
-}
-
-/**
  * The lowest fee an order must pay: the sell token's minimal fee (the lowest unexpired quote), or the fee
  * ratio (basis points) of the sell amount when that is more.
  */
@@ -187,49 +169,6 @@ export function checkBalance(
   if (order.signingScheme === 'presign') return;
   const needed = order.partiallyFillable ? 1n : order.sellAmount + order.feeAmount;
   if (available < needed) throw orderbookErrors.insufficientBalance(needed, available);
-}
-
-/** An order's claim on its owner's sell token balance, for allocateBalance. */
-export interface BalanceClaim {
-  uid: string;
-  partiallyFillable: boolean;
-  /** What the settlement may still transfer: see remainingSellAmount. */
-  remaining: bigint;
-}
-
-/**
- * The sell amount (fee included) an order may still take from its owner: for a sell order what was signed
- * less what was executed; for a buy order the signed sell amount in proportion to the buy amount left.
- */
-export function remainingSellAmount(
-  order: Pick<OrderData, 'kind' | 'sellAmount' | 'buyAmount' | 'feeAmount'>,
-  executed: { sellAmount: bigint; buyAmount: bigint },
-): bigint {
-  const total = order.sellAmount + order.feeAmount;
-  const left =
-    order.kind === 'sell'
-      ? total - executed.sellAmount
-      : order.buyAmount === 0n
-        ? 0n
-        : (total * (order.buyAmount - executed.buyAmount)) / order.buyAmount;
-  return left > 0n ? left : 0n;
-}
-
-/**
- * Which of one owner's orders on one sell token are funded by `available`, allocated oldest first: a
- * fill-or-kill order is funded when all it needs is left (otherwise it is skipped and takes nothing), a
- * partially fillable one when anything is left (it takes what it needs, at most what is left).
- */
-export function allocateBalance(claimsOldestFirst: readonly BalanceClaim[], available: bigint): Set<string> {
-  const funded = new Set<string>();
-  let left = available;
-  for (const claim of claimsOldestFirst) {
-    if (claim.partiallyFillable ? left > 0n : left >= claim.remaining) {
-      funded.add(claim.uid);
-      left -= claim.remaining < left ? claim.remaining : left;
-    }
-  }
-  return funded;
 }
 
 /**

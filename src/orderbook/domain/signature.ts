@@ -8,7 +8,7 @@
  * is no signer at all. Signatures are stored normalised to v 27/28, as the contract needs them.
  */
 import { createRequire } from 'node:module';
-import { Interface, getBytes, hexlify, keccak256 } from 'ethers';
+import { getBytes, hexlify, keccak256 } from 'ethers';
 import { ethSignDigest } from './eip712.js';
 
 // The native binding itself: the package's main entry silently falls back to a pure-JS implementation
@@ -61,37 +61,3 @@ export function presignOwner(signature: string): string | null {
   return /^0x[0-9a-fA-F]{40}$/.test(signature) ? signature.toLowerCase() : null;
 }
 
-/** `eth_call` of `data` to `to` at the latest block, resolving to the returned data. */
-export type EthCall = (to: string, data: string) => Promise<string>;
-
-export const EIP1271_MAGIC_VALUE = '0x1626ba7e';
-const EIP1271 = new Interface(['function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4)']);
-
-/**
- * Whether the owner contract accepts `signature` for `digest`: `isValidSignature(digest, signature)` returns
- * 0x1626ba7e, as the settlement contract requires. A call that reverts, an account without code ('0x') or
- * any other answer is false. `ethCall` should reject a revert with an error whose `code` is
- * 'CALL_EXCEPTION' (what ethers providers throw); any other rejection means the chain could not be asked
- * and propagates.
- */
-export async function isValidEip1271Signature(
-  ethCall: EthCall,
-  owner: string,
-  digest: string,
-  signature: string,
-): Promise<boolean> {
-  const data = EIP1271.encodeFunctionData('isValidSignature', [digest, signature]);
-  let result: string;
-  try {
-    result = await ethCall(owner, data);
-  } catch (err) {
-    if ((err as { code?: unknown } | null)?.code === 'CALL_EXCEPTION') return false;
-    throw err;
-  }
-  try {
-    const [magic] = EIP1271.decodeFunctionResult('isValidSignature', result);
-    return magic === EIP1271_MAGIC_VALUE;
-  } catch {
-    return false;
-  }
-}

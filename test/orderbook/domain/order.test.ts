@@ -6,19 +6,16 @@ import { OrderbookError, orderbookErrors } from '../../../src/orderbook/domain/e
 import { verifyCancellation } from '../../../src/orderbook/domain/cancellation.js';
 import {
   UINT256_MAX,
-  allocateBalance,
   checkBalance,
-  checkEip1271Signature,
   checkFee,
   isFullyExecuted,
   parseOrderCreation,
   parseOrderUid,
-  remainingSellAmount,
   requiredFee,
   validateOrderCreation,
   type ValidatedOrder,
 } from '../../../src/orderbook/domain/order.js';
-import { orderCreation, orderData, signCancellation, signOrder } from '../../support/orders.js';
+import { orderCreation, signCancellation, signOrder } from '../../support/orders.js';
 import { DEV_KEYS, VECTOR_ORDER, VECTOR_SEPARATOR, VECTOR_UID } from '../../support/vectors.js';
 
 const DOMAIN = gpv2Domain(1, '0x9008D19f58AAbD9eD0D60971565AA8510560ab41');
@@ -187,31 +184,6 @@ describe('orderbook order validation', () => {
     assert.equal(unpackOrderUid(order.uid).owner, contract);
   });
 
-  it('checks an eip1271 order with isValidSignature through the given eth_call', async () => {
-    const contract = '0x' + 'c0'.repeat(20);
-    const { body } = await signed((b) => {
-      b.signingScheme = 'eip1271';
-      b.signature = '0xc0ffee';
-      b.from = contract;
-    });
-    const order = validateOrderCreation(body, CONTEXT);
-    const seen: string[] = [];
-    const accept = async (to: string, data: string) => {
-      seen.push(to, data);
-      return '0x1626ba7e' + '00'.repeat(28);
-    };
-    await checkEip1271Signature(order, accept);
-    assert.equal(seen[0], contract);
-    assert.ok(seen[1].includes(order.digest.slice(2)), 'the call carries the order digest');
-    await assert.rejects(
-      checkEip1271Signature(order, async () => '0x' + '00'.repeat(32)),
-      (err: unknown) => err instanceof OrderbookError && err.errorType === 'InvalidEip1271Signature' && err.status === 400,
-    );
-    // Other schemes do not ask the chain.
-    const ecdsa = validateOrderCreation((await signed()).body, CONTEXT);
-    await checkEip1271Signature(ecdsa, async () => assert.fail('no eth_call for an eip712 order'));
-  });
-
   it('takes the owner of a presign order from its signature (or from), refusing a mismatch', async () => {
     const owner = alice.address;
     const { body } = await signed((b) => {
@@ -268,28 +240,6 @@ describe('orderbook fee and balance rules', () => {
     checkBalance(partial, 1n);
     assertRefused(() => checkBalance(partial, 0n), 400, 'InsufficientBalance');
     checkBalance(await validated({}, 'presign'), 0n);
-  });
-
-  it('allocates a balance to orders oldest first', () => {
-    const claims = [
-      { uid: 'a', partiallyFillable: false, remaining: 60n },
-      { uid: 'b', partiallyFillable: false, remaining: 50n }, // does not fit after a: skipped, takes nothing
-      { uid: 'c', partiallyFillable: false, remaining: 40n },
-      { uid: 'd', partiallyFillable: true, remaining: 100n }, // nothing left
-    ];
-    assert.deepEqual([...allocateBalance(claims, 100n)], ['a', 'c']);
-    assert.deepEqual([...allocateBalance(claims, 101n)], ['a', 'c', 'd']);
-    assert.deepEqual([...allocateBalance(claims, 0n)], []);
-    assert.deepEqual([...allocateBalance([{ uid: 'p', partiallyFillable: true, remaining: 10n }, claims[2]], 45n)], ['p']);
-  });
-
-  it('computes what an order may still take', () => {
-    const sell = { kind: 'sell' as const, sellAmount: 100n, buyAmount: 50n, feeAmount: 10n };
-    assert.equal(remainingSellAmount(sell, { sellAmount: 0n, buyAmount: 0n }), 110n);
-    assert.equal(remainingSellAmount(sell, { sellAmount: 55n, buyAmount: 25n }), 55n);
-    assert.equal(remainingSellAmount(sell, { sellAmount: 200n, buyAmount: 100n }), 0n);
-    const buy = { ...sell, kind: 'buy' as const };
-    assert.equal(remainingSellAmount(buy, { sellAmount: 30n, buyAmount: 25n }), 55n);
   });
 
   it('applies the fill rule: sell orders by executedSellAmountBeforeFees, buy orders by executedBuyAmount', () => {

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import { AbiCoder, Signature, Wallet, getBytes, hexlify, makeError } from 'ethers';
+import { Signature, Wallet, getBytes, hexlify } from 'ethers';
 import { cancellationDigest, domainSeparator, gpv2Domain, orderDigest } from '../../../src/orderbook/domain/eip712.js';
 import {
-  EIP1271_MAGIC_VALUE,
-  isValidEip1271Signature,
   normalizeEcdsaSignature,
   presignOwner,
   recoverAddress,
   recoverEcdsaSigner,
-  type EthCall,
 } from '../../../src/orderbook/domain/signature.js';
 import { orderData, signOrderData } from '../../support/orders.js';
 import {
@@ -113,41 +110,5 @@ describe('orderbook signature recovery', () => {
     assert.equal(presignOwner('0x'), null);
     assert.equal(presignOwner(VECTOR_OWNER + '00'), null);
     assert.equal(presignOwner(VECTOR_EIP712_SIGNATURE), null);
-  });
-});
-
-describe('orderbook eip1271 check', () => {
-  const coder = AbiCoder.defaultAbiCoder();
-  const contract = '0x' + '77'.repeat(20);
-  const digest = '0x' + '12'.repeat(32);
-  const signature = '0xdeadbeef';
-
-  it('calls isValidSignature(digest, signature) on the owner and accepts the magic value', async () => {
-    const calls: Array<[string, string]> = [];
-    const ethCall: EthCall = async (to, data) => {
-      calls.push([to, data]);
-      return coder.encode(['bytes4'], [EIP1271_MAGIC_VALUE]);
-    };
-    assert.equal(await isValidEip1271Signature(ethCall, contract, digest, signature), true);
-    // isValidSignature(bytes32,bytes) has the selector 0x1626ba7e, the magic value itself.
-    assert.deepEqual(calls, [[contract, '0x1626ba7e' + coder.encode(['bytes32', 'bytes'], [digest, signature]).slice(2)]]);
-  });
-
-  it('rejects any other answer, no code, and a revert', async () => {
-    const answers = [coder.encode(['bytes4'], ['0xffffffff']), '0x', '0x1626ba7e'];
-    for (const answer of answers) {
-      assert.equal(await isValidEip1271Signature(async () => answer, contract, digest, signature), false, answer);
-    }
-    const reverting: EthCall = async () => {
-      throw makeError('execution reverted', 'CALL_EXCEPTION', { action: 'call', data: '0x', reason: null, transaction: { to: contract, data: '0x' }, invocation: null, revert: null });
-    };
-    assert.equal(await isValidEip1271Signature(reverting, contract, digest, signature), false);
-  });
-
-  it('lets a failure to reach the chain propagate', async () => {
-    const down: EthCall = async () => {
-      throw new Error('connect ECONNREFUSED');
-    };
-    await assert.rejects(isValidEip1271Signature(down, contract, digest, signature), /ECONNREFUSED/);
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { allocateFunding, remainingNeed, type FundableOrder } from '../../../src/orderbook/chain/funding.js';
+import { allocateFunding, remainingNeed, type FundableOrder } from '../../../src/orderbook/domain/funding.js';
 
 const OWNER = '0x' + 'aa'.repeat(20);
 const OTHER = '0x' + 'bb'.repeat(20);
