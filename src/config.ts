@@ -45,6 +45,7 @@ function defaults(): Config {
       maxSubscriptionsPerConnection: 100,
     },
     orderbook: {
+      enabled: true,
       network: 'mainnet',
       tokenPrices: {},
       minValidToSeconds: 60,
@@ -72,6 +73,14 @@ function integer(env: Env, name: string): number | undefined {
   if (raw === undefined || raw === '') return undefined;
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
   return Number(raw);
+}
+
+function onOff(env: Env, name: string): boolean | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'on' || raw === 'true') return true;
+  if (raw === 'off' || raw === 'false') return false;
+  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
 }
 
 function list(raw: string | undefined): string[] | undefined {
@@ -132,8 +141,10 @@ function fromEnv(env: Env, base: Config): Record<string, unknown> {
       maxSubscriptionsPerConnection: integer(env, 'MAX_SUBSCRIPTIONS_PER_CONNECTION'),
     }),
     orderbook: strip({
+      enabled: onOff(env, 'ORDERBOOK'),
       network: env.ORDERBOOK_NETWORK,
       settlementContract: env.SETTLEMENT_CONTRACT,
+      indexerStartBlock: integer(env, 'INDEXER_START_BLOCK'),
       tokenPrices: addressMap(env.TOKEN_PRICES, 'TOKEN_PRICES', 'price'),
       tokenPricePools: addressMap(env.TOKEN_PRICE_POOLS, 'TOKEN_PRICE_POOLS', 'pair'),
       nativeToken: env.NATIVE_TOKEN,
@@ -166,7 +177,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (pools && Object.keys(pools).length > 0 && !config.orderbook.nativeToken) {
     throw new ConfigError('TOKEN_PRICE_POOLS needs NATIVE_TOKEN: the token the pools pair with');
   }
-  if (!names.includes(config.orderbook.network)) {
+  if (config.orderbook.enabled && !names.includes(config.orderbook.network)) {
     throw new ConfigError(`ORDERBOOK_NETWORK "${config.orderbook.network}" is not one of ${names.join(', ')}`);
   }
   return config;

@@ -9,6 +9,7 @@ import { logger } from './logger.js';
 import { Gateway } from './gateway/gateway.js';
 import { WebSocketChannel } from './gateway/channels/websocket.js';
 import { createMainServer, createNetworkServer, type ServerParts, type HealthReport } from './http/server.js';
+import { startOrderbook, type RunningOrderbook } from './orderbook/index.js';
 
 export interface Service {
   /** http://host:port of the main listener. */
@@ -16,6 +17,8 @@ export interface Service {
   /** http://host:port of each network's dedicated listener, for the networks that have one. */
   networkUrls: Record<string, string>;
   gateway: Gateway;
+  /** Absent when the order book is off (ORDERBOOK=off). */
+  orderbook?: RunningOrderbook;
   stop(): Promise<void>;
 }
 
@@ -41,12 +44,15 @@ function close(server: Server): Promise<void> {
 export async function startService(config: Config): Promise<Service> {
   const log = logger.child({ component: 'service' });
   let gateway: Gateway | undefined;
+  let orderbook: RunningOrderbook | undefined;
   const parts: ServerParts = {
+    orderbookEnabled: config.orderbook.enabled,
     health: async (): Promise<HealthReport> => {
       if (!gateway) return { ready: false, status: 'starting' };
       const networks = await gateway.health();
-      const ready = Object.values(networks).every(Boolean);
-      return { ready, status: ready ? 'ok' : 'degraded', networks };
+      const book = config.orderbook.enabled ? ((await orderbook?.health()) ?? { ready: false, status: 'starting' }) : undefined;
+      const ready = Object.values(networks).every(Boolean) && (book === undefined || book.ready);
+      return { ready, status: ready ? 'ok' : 'degraded', networks, ...(book ? { orderbook: book } : {}) };
     },
   };
   const main = createMainServer(parts);
@@ -66,6 +72,10 @@ export async function startService(config: Config): Promise<Service> {
     }
     parts.ws = ws;
     parts.gateway = gateway;
+    if (config.orderbook.enabled) {
+      orderbook = await startOrderbook(config, gateway, logger);
+      parts.orderbook = orderbook.handler;
+    }
   } catch (err) {
     await Promise.all(servers.map(close));
     await gateway?.stop();
@@ -74,13 +84,16 @@ export async function startService(config: Config): Promise<Service> {
   log.info({ url, networks: gateway.networkNames, networkUrls }, 'ready');
 
   const started = gateway;
+  const book = orderbook;
   return {
     url,
     networkUrls,
     gateway: started,
+    orderbook: book,
     async stop() {
       parts.ws?.close();
       await Promise.all(servers.map(close));
+      await book?.stop();
       await started.stop();
     },
   };

@@ -74,8 +74,16 @@ export interface GatewayConfig {
   maxSubscriptionsPerConnection: number;
 }
 export interface OrderbookConfig {
+  /**
+   * Run the order book (ORDERBOOK=on|off, default on); off leaves a gateway-only service.
+   */
+  enabled: boolean;
   network: string;
   settlementContract?: string;
+  /**
+   * Block the indexer starts at on an external upstream (INDEXER_START_BLOCK; default: the head at its first start). An embedded chain is indexed from block 0.
+   */
+  indexerStartBlock?: number;
   /**
    * Price of one base unit of a token in native-token wei, as a decimal string.
    */

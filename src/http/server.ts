@@ -30,8 +30,9 @@ export interface HealthReport {
 export interface ServerParts {
   gateway?: Gateway;
   ws?: WebSocketChannel;
-  /** The order book's handler for /api/...; absent while the order book is not running. */
+  /** The order book's handler for /api/...; absent while it starts, or always when it is off. */
   orderbook?: Handler;
+  orderbookEnabled: boolean;
   health(): Promise<HealthReport>;
 }
 
@@ -110,7 +111,7 @@ export function createMainServer(parts: ServerParts): Server {
     else if (!gw) work = fail(res, starting);
     else if (path === '/' || path === '/ws') work = handleByHost(gw, req, res, path);
     else if (path.startsWith(REST_PREFIX)) work = handleRest(gw, req, res, path, query);
-    else if (path.startsWith('/api/') && parts.orderbook) work = parts.orderbook(req, res);
+    else if (path.startsWith('/api/')) work = parts.orderbook ? parts.orderbook(req, res) : orderbookAbsent(parts, res);
     else if (path === '/metrics') work = metrics(res);
     else work = fail(res, rpcErrors.notFound(path));
     if (work) work.catch((err) => fail(res, err));
@@ -141,6 +142,14 @@ export function createNetworkServer(gw: Gateway, ws: WebSocketChannel, network: 
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.upgrade(network, req, socket, head));
   return server;
+}
+
+/** /api/... without an order book, in the order book's own error shape. */
+function orderbookAbsent(parts: ServerParts, res: ServerResponse): void {
+  const [status, errorType, description] = parts.orderbookEnabled
+    ? [503, 'ServiceUnavailable', 'the order book is starting']
+    : [404, 'NotFound', 'the order book is off on this instance (ORDERBOOK=off)'];
+  sendJson(res, status, JSON.stringify({ errorType, description }));
 }
 
 async function health(parts: ServerParts, res: ServerResponse): Promise<void> {

@@ -21,8 +21,8 @@ export interface SpendableBalances {
   readonly version: number;
   /** min(balanceOf, allowance to the vault relayer) of `token` for `owner`, if known. */
   get(owner: string, token: string): bigint | undefined;
-  /** Reads the amount now (for order creation) and remembers it. null when the chain cannot say. */
-  fetch(owner: string, token: string): Promise<bigint | null>;
+  /** Reads the amount now (for order creation) and remembers it; rejects when the chain cannot be read. */
+  fetch(owner: string, token: string): Promise<bigint>;
   /** The (owner, token) pairs to keep current on new blocks: those of the open orders. */
   track(pairs: Iterable<readonly [owner: string, token: string]>): void;
   onChange(listener: () => void): () => void;

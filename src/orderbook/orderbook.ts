@@ -99,8 +99,7 @@ export class OrderBook {
     const minimalFee = await chain.fees.minimalFee(order.sellToken);
     if (minimalFee !== null) checkFee(order, minimalFee, config.feeRatioBps);
     if (order.signingScheme !== 'presign') {
-      const available = await chain.balances.fetch(order.owner, order.sellToken);
-      if (available !== null) checkBalance(order, available);
+      checkBalance(order, await chain.balances.fetch(order.owner, order.sellToken));
     }
     const creationDate = new Date(this.clock()).toISOString();
     const { position } = await handleOrderCommand(this.parts.events, {

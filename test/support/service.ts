@@ -10,12 +10,13 @@ export interface TestService extends Service {
 }
 
 /**
- * `env` is applied on top of: PORT=0, a temporary DATA_DIR, and NETWORKS=mainnet (one embedded anvil)
- * unless the test names its own networks.
+ * `env` is applied on top of: PORT=0, a temporary DATA_DIR, NETWORKS=mainnet (one embedded anvil) unless
+ * the test names its own networks, and ORDERBOOK=off (gateway tests want a chain nobody else writes to;
+ * order book tests set ORDERBOOK=on).
  */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ethgate-test-'));
-  const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, NETWORKS: 'mainnet', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, NETWORKS: 'mainnet', ORDERBOOK: 'off', LOG_LEVEL: 'silent', ...env });
   const service = await startService(config);
   return {
     ...service,

@@ -151,6 +151,12 @@ export class FeeQuoter {
     return { priceable: true, quote };
   }
 
+  /** Whether any price source is configured for the token (without asking the chain). */
+  hasPriceSource(sellToken: string): boolean {
+    const token = sellToken.toLowerCase();
+    return token === this.nativeToken || this.pools.has(token) || this.tokenPrices.has(token);
+  }
+
   lowestValidQuote(sellToken: string, at: Date = this.now()): FeeQuote | undefined {
     return this.store.lowestValid(sellToken, at);
   }

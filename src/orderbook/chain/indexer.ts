@@ -1,0 +1,203 @@
+/**
+ * The indexer: follows the settlement contract's logs and turns them into the order book's chain-fact
+ * commands. Trade → RecordTrade, OrderInvalidated → InvalidateOrder, PreSignature → SetPresignature; a log
+ * that a reorganisation removed → RevertChainEvent (a compensating event: the log is never rewritten).
+ * Every command is idempotent by (blockHash, logIndex), so the checkpoint is saved after the commands: a
+ * crash in between only makes the next leader apply the same changes again, to no effect.
+ *
+ * A reorganisation deeper than the follower remembers (or an embedded chain that restarted empty) is
+ * reconciled from the book itself: every standing chain fact whose block is no longer canonical is
+ * reverted, and following starts again below the lowest such block.
+ */
+import type { EventStore } from '../../eventstore/types.js';
+import type { ReadModelStore } from '../../readmodels/types.js';
+import type { Logger } from '../../logger.js';
+import type { OrderCommand } from '../commands/decider.js';
+import { stateFromFacts } from '../commands/order-state.js';
+import { handleOrderCommand } from '../command-handler.js';
+import type { OrderDoc } from '../../../projections/orders.js';
+import { LogFollower, type FollowerChanges } from './log-follower.js';
+import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from './reorg.js';
+import { fromQuantity, toQuantity, type ChainRpc } from './rpc.js';
+import type { DecodedLog } from './settlement-events.js';
+import type { IndexerState } from './indexer-state.js';
+
+export interface IndexerOptions {
+  rpc: ChainRpc;
+  settlement: string;
+  events: EventStore;
+  readModels: ReadModelStore;
+  state: IndexerState;
+  logger: Logger;
+  /** Where a fresh indexer starts; undefined: the head at its first start. */
+  startBlock?: number;
+  pollIntervalMs?: number;
+  reorgWindow?: number;
+  maxBlockRange?: number;
+}
+
+function chainRef(log: DecodedLog) {
+  return { blockNumber: log.blockNumber, blockHash: log.blockHash, logIndex: log.logIndex, transactionHash: log.transactionHash };
+}
+
+/** The command a settlement log stands for; null for Settlement logs, which the book does not keep. */
+export function commandForLog(log: DecodedLog): OrderCommand | null {
+  switch (log.type) {
+    case 'Trade':
+      return {
+        type: 'RecordTrade',
+        data: {
+          uid: log.orderUid,
+          chain: chainRef(log),
+          owner: log.owner,
+          sellToken: log.sellToken,
+          buyToken: log.buyToken,
+          sellAmount: log.sellAmount,
+          buyAmount: log.buyAmount,
+          feeAmount: log.feeAmount,
+        },
+      };
+    case 'OrderInvalidated':
+      return { type: 'InvalidateOrder', data: { uid: log.orderUid, chain: chainRef(log) } };
+    case 'PreSignature':
+      return { type: 'SetPresignature', data: { uid: log.orderUid, chain: chainRef(log), signed: log.signed } };
+    case 'Settlement':
+      return null;
+  }
+}
+
+export function revertCommandForLog(log: DecodedLog): OrderCommand | null {
+  if (log.type === 'Settlement') return null;
+  return { type: 'RevertChainEvent', data: { uid: log.orderUid, blockHash: log.blockHash, logIndex: log.logIndex } };
+}
+
+export class Indexer {
+  private follower: LogFollower | undefined;
+  private stopped = false;
+  private readonly name: string;
+  private readonly log: Logger;
+  /** Resolves when the first catch-up is done (or the indexer is not the leader). */
+  private caughtUp: Promise<void> | undefined;
+
+  constructor(private readonly options: IndexerOptions) {
+    this.name = options.settlement.toLowerCase();
+    this.log = options.logger.child({ component: 'indexer' });
+  }
+
+  /** Becomes the leader (waiting for it in the background when another instance leads) and follows. */
+  start(): void {
+    this.caughtUp = this.options.state.lead(this.name, () => this.onLostLead()).then(() => this.follow());
+    this.caughtUp.catch((err: Error) => this.log.error({ err: err.message }, 'indexer failed to start'));
+  }
+
+  /** Resolves once the logs are indexed up to the head seen now (for tests); only on the leader. */
+  async idle(timeoutMs = 30_000): Promise<void> {
+    await this.caughtUp;
+    const head = fromQuantity(await this.options.rpc.call('eth_blockNumber', []), 'eth_blockNumber');
+    const deadline = Date.now() + timeoutMs;
+    while ((this.follower?.checkpoint.blockNumber ?? -1) < head) {
+      if (Date.now() > deadline) throw new Error(`indexer did not reach block ${head} within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  get leading(): boolean {
+    return this.follower !== undefined;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.follower?.stop();
+    this.follower = undefined;
+    await this.options.state.release();
+  }
+
+  private async follow(): Promise<void> {
+    if (this.stopped) return;
+    const checkpoint = (await this.options.state.load(this.name)) ?? initialCheckpoint(await this.startBlock());
+    this.run(checkpoint);
+  }
+
+  private run(checkpoint: FollowerCheckpoint): void {
+    this.follower = new LogFollower(this.options.rpc, {
+      address: this.options.settlement,
+      checkpoint,
+      sink: { onChanges: (changes) => this.apply(changes) },
+      pollIntervalMs: this.options.pollIntervalMs ?? 500,
+      reorgWindow: this.options.reorgWindow,
+      maxBlockRange: this.options.maxBlockRange,
+      onError: (err) => this.onError(err),
+    });
+    this.follower.start();
+    this.log.info({ from: checkpoint.blockNumber }, 'indexing settlement logs');
+  }
+
+  private async startBlock(): Promise<number> {
+    if (this.options.startBlock !== undefined) return this.options.startBlock;
+    return fromQuantity(await this.options.rpc.call('eth_blockNumber', []), 'eth_blockNumber');
+  }
+
+  private async apply({ removed, added, checkpoint }: FollowerChanges): Promise<void> {
+    for (const log of removed) await this.command(revertCommandForLog(log));
+    for (const log of added) await this.command(commandForLog(log));
+    await this.options.state.save(this.name, checkpoint);
+  }
+
+  private async command(command: OrderCommand | null): Promise<void> {
+    if (command) await handleOrderCommand(this.options.events, command);
+  }
+
+  private onError(err: Error): void {
+    if (!(err instanceof ReorgTooDeepError)) {
+      this.log.warn({ err: err.message }, 'indexer tick failed; retrying');
+      return;
+    }
+    this.log.warn({ err: err.message }, 'reorganisation deeper than remembered: reconciling the book with the chain');
+    const stale = this.follower?.checkpoint;
+    void this.follower?.stop();
+    this.follower = undefined;
+    this.reconcile(stale).then(
+      (from) => {
+        if (!this.stopped) this.run(initialCheckpoint(from));
+      },
+      (e: Error) => this.log.error({ err: e.message }, 'reconciliation failed'),
+    );
+  }
+
+  /**
+   * Reverts every standing chain fact whose block hash is not the canonical one any more and returns where
+   * following starts again (saved as a fresh checkpoint): below the lowest reverted fact and the oldest
+   * block the follower remembered; from the start block when the chain is now shorter than what was
+   * followed (an embedded chain that restarted empty), since all of it is new.
+   */
+  private async reconcile(stale: FollowerCheckpoint | undefined): Promise<number> {
+    const { rpc, readModels } = this.options;
+    const facts: { uid: string; blockNumber: number; blockHash: string; logIndex: number }[] = [];
+    for (const row of await readModels.find<OrderDoc>('orders', {})) {
+      for (const fact of stateFromFacts(row.doc).chainFacts) {
+        if (!fact.reverted) facts.push({ uid: row.key, ...fact.chain });
+      }
+    }
+    const numbers = [...new Set(facts.map((f) => f.blockNumber))];
+    const answers = await rpc.batch(numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(n), false] })));
+    const canonical = new Map(numbers.map((n, i) => [n, (answers[i].result as { hash?: string } | null)?.hash?.toLowerCase()]));
+    const head = fromQuantity(await rpc.call('eth_blockNumber', []), 'eth_blockNumber');
+    let from = Math.min(head, stale?.recent[0]?.number ?? head);
+    if (stale && head < stale.blockNumber) from = Math.min(from, this.options.startBlock ?? 0);
+    for (const fact of facts) {
+      if (canonical.get(fact.blockNumber) === fact.blockHash.toLowerCase()) continue;
+      await this.command({ type: 'RevertChainEvent', data: { uid: fact.uid, blockHash: fact.blockHash, logIndex: fact.logIndex } });
+      from = Math.min(from, fact.blockNumber);
+    }
+    from = Math.max(from, 0);
+    await this.options.state.save(this.name, initialCheckpoint(from));
+    return from;
+  }
+
+  private onLostLead(): void {
+    this.log.warn('lost the indexer lock; another instance may index now');
+    void this.follower?.stop();
+    this.follower = undefined;
+    if (!this.stopped) this.start();
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Starting the order book inside the service: the event store and its read models, the projection runner,
+ * the chain (through the gateway's upstream of ORDERBOOK_NETWORK), the indexer, and the HTTP API.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Gateway } from '../gateway/gateway.js';
+import { openEventStore, type OpenedEventStore } from '../eventstore/index.js';
+import { readModelStoreFor } from '../readmodels/index.js';
+import { ProjectionRunner } from '../readmodels/runner.js';
+import { projections } from '../../projections/index.js';
+import { OrderBook } from './orderbook.js';
+import { openChain, type LiveChain } from './chain/context.js';
+import { Indexer } from './chain/indexer.js';
+import { indexerStateFor } from './chain/indexer-state.js';
+import { createOrderbookApi } from './api/app.js';
+
+/** Orders and cancellations are a few kilobytes; EIP-1271 signatures may be longer, never this long. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+export interface RunningOrderbook {
+  book: OrderBook;
+  events: OpenedEventStore;
+  runner: ProjectionRunner;
+  chain: LiveChain;
+  indexer: Indexer;
+  handler(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Ready when every read model has caught up with the log. */
+  health(): Promise<{ ready: boolean; head: number; projections: number }>;
+  stop(): Promise<void>;
+}
+
+export async function startOrderbook(config: Config, gateway: Gateway, logger: Logger): Promise<RunningOrderbook> {
+  const log = logger.child({ component: 'orderbook' });
+  const events = await openEventStore({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    pgSchema: config.databaseSchema,
+  });
+  if (events.kind === 'postgres') await events.listening();
+  const readModels = readModelStoreFor(events);
+  const runner = new ProjectionRunner(events, readModels, projections, log);
+  let chain: LiveChain | undefined;
+  try {
+    await runner.start();
+    const network = gateway.network(config.orderbook.network);
+    chain = await openChain({ network, config: config.orderbook, logger: log });
+    const book = new OrderBook({ events, readModels, runner, chain, config: config.orderbook });
+    await book.start();
+    const indexer = new Indexer({
+      rpc: chain.rpc,
+      settlement: chain.settlement,
+      events,
+      readModels,
+      state: indexerStateFor(events),
+      logger: log,
+      startBlock: network.anvil ? 0 : config.orderbook.indexerStartBlock,
+    });
+    indexer.start();
+    const app = createOrderbookApi(book, { maxBodyBytes: MAX_BODY_BYTES });
+    const live = chain;
+    return {
+      book,
+      events,
+      runner,
+      chain: live,
+      indexer,
+      handler: app.callback(),
+      async health() {
+        const head = await events.head();
+        return { ready: runner.position >= head, head, projections: runner.position };
+      },
+      async stop() {
+        await indexer.stop();
+        live.stop();
+        await runner.stop();
+        await events.close();
+      },
+    };
+  } catch (err) {
+    chain?.stop();
+    await runner.stop();
+    await events.close();
+    throw err;
+  }
+}
