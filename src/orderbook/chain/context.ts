@@ -16,11 +16,20 @@ import { readSpendable, ownerTokenKey, type OwnerToken } from './balances.js';
 import { FeeQuoter } from './fee.js';
 import { isValidEip1271Signature } from './eip1271.js';
 
-/** Polls the head block number and tells listeners of each new one. */
+/** The chain's newest block, as the head watcher last saw it. */
+export interface Head {
+  number: number;
+  hash: string;
+}
+
+/**
+ * Polls the newest block and tells listeners whenever it changes: a new number, or the same number with
+ * another hash (a reorganisation that replaced the head without making the chain longer).
+ */
 export class HeadWatcher {
   private timer: NodeJS.Timeout | undefined;
-  private readonly listeners = new Set<(block: number) => void>();
-  latest = -1;
+  private readonly listeners = new Set<(head: Head) => void>();
+  latest: Head | undefined;
 
   constructor(
     private readonly rpc: ChainRpc,
@@ -31,10 +40,12 @@ export class HeadWatcher {
   start(): void {
     const poll = async () => {
       try {
-        const block = fromQuantity(await this.rpc.call('eth_blockNumber', []), 'eth_blockNumber');
-        if (block !== this.latest) {
-          this.latest = block;
-          for (const listener of this.listeners) listener(block);
+        const block = (await this.rpc.call('eth_getBlockByNumber', ['latest', false])) as { number?: unknown; hash?: unknown } | null;
+        if (!block || typeof block.hash !== 'string') throw new Error('the node has no latest block');
+        const head = { number: fromQuantity(block.number, 'block number'), hash: block.hash.toLowerCase() };
+        if (head.hash !== this.latest?.hash) {
+          this.latest = head;
+          for (const listener of this.listeners) listener(head);
         }
       } catch (err) {
         this.logger.warn({ err: (err as Error).message }, 'head poll failed');
@@ -44,7 +55,7 @@ export class HeadWatcher {
     this.timer = setTimeout(poll, 0);
   }
 
-  onBlock(listener: (block: number) => void): () => void {
+  onBlock(listener: (head: Head) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -62,16 +73,31 @@ interface PendingRead {
 }
 
 /**
+ * An amount and the number of the read that found it: a read never replaces what a read started after it
+ * found (block numbers would not do: a reorganisation can make the chain shorter).
+ */
+interface Known {
+  amount: bigint;
+  read: number;
+}
+
+/**
  * Spendable amounts (min(balanceOf, allowance to the vault relayer)). Reads for order creation arriving in
- * the same tick share one JSON-RPC batch; the pairs of open orders are read again at every new block.
+ * the same tick share one JSON-RPC batch. The pairs of open orders are read again at every new head, and a
+ * pair that starts being tracked is read at once: its order may have just become open (a presignature, a
+ * trade reverted by a reorganisation) and must not wait for the next block, which on a quiet dev chain may
+ * never come, nor be judged by an amount read before its last change.
  */
 export class ChainBalances implements SpendableBalances {
   version = 0;
-  private readonly amounts = new Map<string, bigint>();
+  private readonly amounts = new Map<string, Known>();
   private tracked: OwnerToken[] = [];
   private pending: PendingRead[] = [];
   private readonly listeners = new Set<() => void>();
-  private refreshing = false;
+  /** A refresh is asked for while one runs: run another when it ends (it may have read an older head). */
+  private refreshWanted = false;
+  private refreshing: Promise<void> | undefined;
+  private reads = 0;
 
   constructor(
     private readonly rpc: ChainRpc,
@@ -80,7 +106,7 @@ export class ChainBalances implements SpendableBalances {
   ) {}
 
   get(owner: string, token: string): bigint | undefined {
-    return this.amounts.get(ownerTokenKey(owner, token));
+    return this.amounts.get(ownerTokenKey(owner, token))?.amount;
   }
 
   fetch(owner: string, token: string): Promise<bigint> {
@@ -91,7 +117,9 @@ export class ChainBalances implements SpendableBalances {
   }
 
   track(pairs: Iterable<readonly [string, string]>): void {
+    const before = new Set(this.tracked.map((p) => ownerTokenKey(p.owner, p.token)));
     this.tracked = [...pairs].map(([owner, token]) => ({ owner, token }));
+    if (this.tracked.some((p) => !before.has(ownerTokenKey(p.owner, p.token)))) void this.refresh();
   }
 
   onChange(listener: () => void): () => void {
@@ -99,17 +127,29 @@ export class ChainBalances implements SpendableBalances {
     return () => this.listeners.delete(listener);
   }
 
-  /** Reads the tracked pairs at `block`; a failed read keeps the amounts known so far. */
-  async refresh(block: number): Promise<void> {
-    if (this.refreshing || this.tracked.length === 0) return;
-    this.refreshing = true;
-    try {
-      const read = await readSpendable(this.rpc, this.vaultRelayer, this.tracked, { block });
-      this.remember([...read.amounts.entries()].map(([key, s]) => [key, s.spendable]));
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message, block }, 'balance refresh failed');
-    } finally {
-      this.refreshing = false;
+  /**
+   * Reads the tracked pairs at the head; resolves when a read that started after this call has ended. A
+   * failed read keeps the amounts known so far.
+   */
+  refresh(): Promise<void> {
+    this.refreshWanted = true;
+    this.refreshing ??= this.refreshLoop().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async refreshLoop(): Promise<void> {
+    while (this.refreshWanted) {
+      this.refreshWanted = false;
+      if (this.tracked.length === 0) continue;
+      try {
+        const readNumber = ++this.reads;
+        const read = await readSpendable(this.rpc, this.vaultRelayer, this.tracked);
+        this.remember(readNumber, [...read.amounts.entries()].map(([key, s]) => [key, s.spendable]));
+      } catch (err) {
+        this.logger.warn({ err: (err as Error).message }, 'balance refresh failed');
+      }
     }
   }
 
@@ -117,21 +157,22 @@ export class ChainBalances implements SpendableBalances {
     const batch = this.pending;
     this.pending = [];
     try {
+      const readNumber = ++this.reads;
       const read = await readSpendable(this.rpc, this.vaultRelayer, batch.map((p) => p.pair));
-      this.remember([...read.amounts.entries()].map(([key, s]) => [key, s.spendable]));
+      this.remember(readNumber, [...read.amounts.entries()].map(([key, s]) => [key, s.spendable]));
       for (const p of batch) p.resolve(read.amounts.get(ownerTokenKey(p.pair.owner, p.pair.token))!.spendable);
     } catch (err) {
       for (const p of batch) p.reject(err);
     }
   }
 
-  private remember(entries: [string, bigint][]): void {
+  private remember(read: number, entries: [string, bigint][]): void {
     let changed = false;
     for (const [key, amount] of entries) {
-      if (this.amounts.get(key) !== amount) {
-        this.amounts.set(key, amount);
-        changed = true;
-      }
+      const known = this.amounts.get(key);
+      if (known && known.read > read) continue;
+      this.amounts.set(key, { amount, read });
+      if (known?.amount !== amount) changed = true;
     }
     if (!changed) return;
     this.version++;
@@ -194,7 +235,7 @@ export async function openChain({ network, config, logger, pollIntervalMs = 500 
   });
   const heads = new HeadWatcher(rpc, pollIntervalMs, log);
   const balances = new ChainBalances(rpc, deployment.vaultRelayer, log);
-  heads.onBlock((block) => void balances.refresh(block));
+  heads.onBlock(() => void balances.refresh());
   heads.start();
   const quoter = new FeeQuoter(rpc, config);
   log.info({ settlement: deployment.settlement, vaultRelayer: deployment.vaultRelayer }, 'settlement contract');
