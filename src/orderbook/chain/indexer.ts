@@ -105,6 +105,11 @@ export class Indexer {
     return this.follower !== undefined;
   }
 
+  /** The last block whose logs are indexed; null while this instance does not index. */
+  get indexedBlock(): number | null {
+    return this.follower ? this.follower.checkpoint.blockNumber : null;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     await this.follower?.stop();

@@ -12,7 +12,9 @@ import type { Order } from '../../../src/generated/orderbook/order.js';
 import type { Trade } from '../../../src/generated/orderbook/trade.js';
 import type { ProjectionsStatus } from '../../../src/generated/orderbook/projections-status.js';
 import { repoPath } from '../../../src/paths.js';
-import { fundTrader } from '../../support/solver.js';
+import { orderCreation, orderData } from '../../support/orders.js';
+import { fundTrader, invalidateOrder, setPreSignature } from '../../support/solver.js';
+import { until } from '../../support/wait.js';
 import {
   DEV_TOKEN_ADDRESSES as T,
   e18,
@@ -65,21 +67,32 @@ describe('order book on chain: a reorganisation removes a settlement', function 
     await book.place(counter2);
     const prices = { [T.TKA]: 1n, [T.TKB]: 1n };
 
+    // Other chain facts in the doomed blocks: an on-chain invalidation and a presignature.
+    const erin = await funded(T.TKA, e18(5));
+    const invalidated = await signed(erin, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(5), buyAmount: e18(5) });
+    await book.place(invalidated);
+    const frank = await funded(T.TKA, e18(5));
+    const presignData = orderData({ sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(5), buyAmount: e18(5) });
+    const presigned = (await book.post('/orders', { ...orderCreation(presignData, 'presign', '0x'), from: frank.address })).json as string;
+
     const kept = await book.solver.settle([settledTrade(partial, e18(10)), settledTrade(counter1)], prices);
     const snapshot = await book.control('evm_snapshot');
     const removed = await book.solver.settle(
       [settledTrade(sellA), settledTrade(sellB), settledTrade(partial, e18(10)), settledTrade(counter2)],
       prices,
     );
+    await invalidateOrder(book.settlement, erin, invalidated.uid);
+    await setPreSignature(book.settlement, frank, presigned, true);
     await book.indexed();
+    assert.equal((await order(invalidated.uid)).status, 'cancelled');
+    assert.equal((await order(presigned)).status, 'open');
     await eventually<Trade[]>(book, `/trades?orderUid=${sellA.uid}`, (t) => t.length === 1, 'the trade of the doomed block');
     assert.equal((await order(sellA.uid)).status, 'fulfilled');
     assert.equal((await order(partial.uid)).executedSellAmount, e18(20).toString());
 
-    // The reorganisation: the settlement block goes, two other blocks take its height and the next.
+    // The reorganisation: the three blocks go, four others take their heights and the next.
     assert.equal(await book.control('evm_revert', [snapshot]), true);
-    await book.control('evm_mine');
-    await book.control('evm_mine');
+    for (let i = 0; i < 4; i++) await book.control('evm_mine');
     const replaced = await book.anvil.getBlock(removed.blockNumber);
     assert.notEqual(replaced?.hash, removed.blockHash, 'another block stands at the settlement height');
     await book.indexed();
@@ -105,9 +118,16 @@ describe('order book on chain: a reorganisation removes a settlement', function 
     assert.deepEqual(reverted.data.chain.blockHash, removed.blockHash.toLowerCase());
     assert.equal(reverted.data.reverted, 'TradeRecorded');
 
+    // The invalidation and the presignature are undone too.
+    assert.deepEqual([(await order(invalidated.uid)).status, (await order(invalidated.uid)).invalidated], ['open', false]);
+    assert.deepEqual(await eventTypes(invalidated.uid), ['OrderCreated', 'OrderInvalidated', 'ChainEventReverted']);
+    assert.equal((await order(presigned)).status, 'presignaturePending');
+    assert.deepEqual(await eventTypes(presigned), ['OrderCreated', 'OrderPresigned', 'ChainEventReverted']);
+
     // Solvable again: the owners' balances are read again (no new block needed) and fund them.
-    const back = [sellA.uid, sellB.uid, partial.uid, counter2.uid];
-    await eventually<{ uid: string }[]>(book, '/solvable_orders', (list) => back.every((uid) => list.some((o) => o.uid === uid)), 'the orders solvable again');
+    const back = [sellA.uid, sellB.uid, partial.uid, counter2.uid, invalidated.uid];
+    const list = await eventually<{ uid: string }[]>(book, '/solvable_orders', (l) => back.every((uid) => l.some((o) => o.uid === uid)), 'the orders solvable again');
+    assert.ok(!list.some((o) => o.uid === presigned), 'no presignature on the new chain');
 
     // The new chain: the same orders settle again in another block, and the book shows that one.
     const again = await book.solver.settle([settledTrade(sellA), settledTrade(sellB)], prices);
@@ -129,5 +149,58 @@ describe('order book on chain: a reorganisation removes a settlement', function 
       assert.deepEqual(liveDigest, digest, `read model ${name}`);
     }
     assert.deepEqual(Object.keys(replayed.digests).sort(), Object.keys(live.projections).sort());
+  });
+});
+
+describe('order book on chain: the embedded chain restarts empty', function () {
+  this.timeout(180_000);
+  let book: OnchainBook;
+
+  before(async () => {
+    book = await startOnchainBook();
+  });
+  after(() => book?.stop());
+
+  it('reconciles trades deeper than the reorg window with the new chain, and indexes the new chain', async () => {
+    const alice = await book.trader();
+    const bob = await book.trader();
+    await fundTrader(T.TKA, alice, e18(10), book.vaultRelayer);
+    await fundTrader(T.TKB, bob, e18(10), book.vaultRelayer);
+    const sellA = await signed(alice, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(10), buyAmount: e18(10) });
+    const sellB = await signed(bob, book.domain, { sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(10), buyAmount: e18(10) });
+    await book.place(sellA);
+    await book.place(sellB);
+    const settled = await book.solver.settle([settledTrade(sellA), settledTrade(sellB)], { [T.TKA]: 1n, [T.TKB]: 1n });
+    // Deeper than the follower remembers (64 blocks): the removed blocks can only be found from the book.
+    for (let i = 0; i < 70; i++) await book.control('evm_mine');
+    await book.indexed();
+    await eventually<Trade[]>(book, `/trades?orderUid=${sellA.uid}`, (t) => t.length === 1, 'the trade indexed');
+
+    const anvil = book.service.gateway.network('mainnet').anvil!;
+    const restarted = new Promise((resolve) => anvil.once('restarted', resolve));
+    anvil.crash();
+    await restarted;
+
+    // The service deploys its contracts again at the same addresses; the trade's block is gone.
+    await eventually<Trade[]>(book, `/trades?orderUid=${sellA.uid}`, (t) => t.length === 0, 'the trade reverted', 60_000);
+    for (const uid of [sellA.uid, sellB.uid]) {
+      const events = ((await book.get(`/orders/${uid}/events`)).json as { type: string; data: any }[]);
+      assert.deepEqual(events.map((e) => e.type), ['OrderCreated', 'TradeRecorded', 'ChainEventReverted']);
+      assert.equal(events[2].data.chain.blockHash, settled.blockHash.toLowerCase());
+      const restored = (await book.get(`/orders/${uid}`)).json as Order;
+      assert.deepEqual([restored.status, restored.executedSellAmount], ['open', '0']);
+    }
+
+    // The new chain is indexed from its start: the same orders settle there again.
+    await until(async () => (await book.anvil.getCode(book.settlement)) !== '0x', 'the contracts deployed again', 30_000);
+    await until(async () => (await book.anvil.getCode(T.TKB)) !== '0x', 'the tokens deployed again', 30_000);
+    for (const trader of [alice, bob]) await book.control('anvil_setBalance', [trader.address, '0x56bc75e2d63100000']);
+    await fundTrader(T.TKA, alice, e18(10), book.vaultRelayer);
+    await fundTrader(T.TKB, bob, e18(10), book.vaultRelayer);
+    const again = await book.solver.settle([settledTrade(sellA), settledTrade(sellB)], { [T.TKA]: 1n, [T.TKB]: 1n });
+    await book.indexed();
+    const trades = await eventually<Trade[]>(book, `/trades?orderUid=${sellB.uid}`, (t) => t.length === 1, 'the trade on the new chain');
+    assert.deepEqual([trades[0].transactionHash, trades[0].blockNumber], [again.hash.toLowerCase(), again.blockNumber]);
+    assert.equal(((await book.get(`/orders/${sellB.uid}`)).json as Order).status, 'fulfilled');
   });
 });
