@@ -73,20 +73,23 @@ interface PendingRead {
 }
 
 /**
- * An amount and the number of the read that found it: a read never replaces what a read started after it
- * found (block numbers would not do: a reorganisation can make the chain shorter).
+ * An amount, the number of the read that found it (a read never replaces what a read started after it
+ * found; block numbers would not do, a reorganisation can make the chain shorter), and the head epoch that
+ * read started in (an amount read before the latest head may be stale).
  */
 interface Known {
   amount: bigint;
   read: number;
+  epoch: number;
 }
 
 /**
  * Spendable amounts (min(balanceOf, allowance to the vault relayer)). Reads for order creation arriving in
- * the same tick share one JSON-RPC batch. The pairs of open orders are read again at every new head, and a
- * pair that starts being tracked is read at once: its order may have just become open (a presignature, a
- * trade reverted by a reorganisation) and must not wait for the next block, which on a quiet dev chain may
- * never come, nor be judged by an amount read before its last change.
+ * the same tick share one JSON-RPC batch. At every new head the pairs of open orders are read again, in
+ * one batched read. A pair that starts being tracked is read at once unless it was read since the latest
+ * head: its order may have just become open (a presignature, a trade reverted by a reorganisation) and
+ * must neither wait for the next block, which on a quiet dev chain may never come, nor be judged by an
+ * amount read before the chain last changed.
  */
 export class ChainBalances implements SpendableBalances {
   version = 0;
@@ -94,10 +97,12 @@ export class ChainBalances implements SpendableBalances {
   private tracked: OwnerToken[] = [];
   private pending: PendingRead[] = [];
   private readonly listeners = new Set<() => void>();
-  /** A refresh is asked for while one runs: run another when it ends (it may have read an older head). */
-  private refreshWanted = false;
-  private refreshing: Promise<void> | undefined;
+  /** Bumped at every new head. */
+  private epoch = 0;
   private reads = 0;
+  /** Pairs to read as soon as the read in progress ends; reads never overlap, and requests coalesce. */
+  private readonly wanted = new Map<string, OwnerToken>();
+  private reading: Promise<void> | undefined;
 
   constructor(
     private readonly rpc: ChainRpc,
@@ -117,9 +122,9 @@ export class ChainBalances implements SpendableBalances {
   }
 
   track(pairs: Iterable<readonly [string, string]>): void {
-    const before = new Set(this.tracked.map((p) => ownerTokenKey(p.owner, p.token)));
     this.tracked = [...pairs].map(([owner, token]) => ({ owner, token }));
-    if (this.tracked.some((p) => !before.has(ownerTokenKey(p.owner, p.token)))) void this.refresh();
+    const stale = this.tracked.filter((p) => (this.amounts.get(ownerTokenKey(p.owner, p.token))?.epoch ?? -1) < this.epoch);
+    if (stale.length > 0) void this.request(stale);
   }
 
   onChange(listener: () => void): () => void {
@@ -128,27 +133,30 @@ export class ChainBalances implements SpendableBalances {
   }
 
   /**
-   * Reads the tracked pairs at the head; resolves when a read that started after this call has ended. A
-   * failed read keeps the amounts known so far.
+   * A new head: reads every tracked pair again. Resolves when a read that started after this call has
+   * ended; a failed read keeps the amounts known so far.
    */
   refresh(): Promise<void> {
-    this.refreshWanted = true;
-    this.refreshing ??= this.refreshLoop().finally(() => {
-      this.refreshing = undefined;
-    });
-    return this.refreshing;
+    this.epoch++;
+    return this.request(this.tracked);
   }
 
-  private async refreshLoop(): Promise<void> {
-    while (this.refreshWanted) {
-      this.refreshWanted = false;
-      if (this.tracked.length === 0) continue;
+  private request(pairs: readonly OwnerToken[]): Promise<void> {
+    for (const pair of pairs) this.wanted.set(ownerTokenKey(pair.owner, pair.token), pair);
+    this.reading ??= this.readWanted().finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  private async readWanted(): Promise<void> {
+    while (this.wanted.size > 0) {
+      const pairs = [...this.wanted.values()];
+      this.wanted.clear();
       try {
-        const readNumber = ++this.reads;
-        const read = await readSpendable(this.rpc, this.vaultRelayer, this.tracked);
-        this.remember(readNumber, [...read.amounts.entries()].map(([key, s]) => [key, s.spendable]));
+        await this.read(pairs);
       } catch (err) {
-        this.logger.warn({ err: (err as Error).message }, 'balance refresh failed');
+        this.logger.warn({ err: (err as Error).message, pairs: pairs.length }, 'balance refresh failed');
       }
     }
   }
@@ -157,26 +165,30 @@ export class ChainBalances implements SpendableBalances {
     const batch = this.pending;
     this.pending = [];
     try {
-      const readNumber = ++this.reads;
-      const read = await readSpendable(this.rpc, this.vaultRelayer, batch.map((p) => p.pair));
-      this.remember(readNumber, [...read.amounts.entries()].map(([key, s]) => [key, s.spendable]));
-      for (const p of batch) p.resolve(read.amounts.get(ownerTokenKey(p.pair.owner, p.pair.token))!.spendable);
+      const amounts = await this.read(batch.map((p) => p.pair));
+      for (const p of batch) p.resolve(amounts.get(ownerTokenKey(p.pair.owner, p.pair.token))!);
     } catch (err) {
       for (const p of batch) p.reject(err);
     }
   }
 
-  private remember(read: number, entries: [string, bigint][]): void {
+  /** Reads `pairs` at the head and remembers them; the spendable amounts by ownerTokenKey. */
+  private async read(pairs: readonly OwnerToken[]): Promise<Map<string, bigint>> {
+    const started = { read: ++this.reads, epoch: this.epoch };
+    const result = await readSpendable(this.rpc, this.vaultRelayer, pairs);
+    const amounts = new Map([...result.amounts.entries()].map(([key, s]) => [key, s.spendable]));
     let changed = false;
-    for (const [key, amount] of entries) {
+    for (const [key, amount] of amounts) {
       const known = this.amounts.get(key);
-      if (known && known.read > read) continue;
-      this.amounts.set(key, { amount, read });
+      if (known && known.read > started.read) continue;
+      this.amounts.set(key, { amount, ...started });
       if (known?.amount !== amount) changed = true;
     }
-    if (!changed) return;
-    this.version++;
-    for (const listener of this.listeners) listener();
+    if (changed) {
+      this.version++;
+      for (const listener of this.listeners) listener();
+    }
+    return amounts;
   }
 }
 
