@@ -129,4 +129,23 @@ describe('order book on chain: settlement end to end', function () {
     assert.equal(shown.executedBuyAmount, e18(50).toString());
     assert.ok(!solvable.some((o) => o.uid === counter.uid));
   });
+
+  it('a buy order is fulfilled when its buyAmount is bought, at a better price than its limit', async () => {
+    const buyer = await funded(T.TKA, e18(12));
+    const seller = await funded(T.TKB, e18(20));
+    // Buy 10 TKB for at most 11 TKA plus a 1 TKA fee; cleared at 1:1 it pays 10 + 1.
+    const buy = await signed(buyer, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(11), buyAmount: e18(10), feeAmount: e18(1), kind: 'buy' });
+    const sell = await signed(seller, book.domain, { sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(10), buyAmount: e18(10) });
+    await book.place(buy);
+    await book.place(sell);
+    await book.solver.settle([settledTrade(buy), settledTrade(sell)], { [T.TKA]: 1n, [T.TKB]: 1n });
+    await book.indexed();
+
+    const [trade] = await eventually<Trade[]>(book, `/trades?orderUid=${buy.uid}`, (t) => t.length === 1, 'the buy trade');
+    assert.deepEqual([trade.sellAmount, trade.sellAmountBeforeFees, trade.buyAmount], [e18(11), e18(10), e18(10)].map(String));
+    const order = (await book.get(`/orders/${buy.uid}`)).json as Order;
+    assert.equal(order.status, 'fulfilled');
+    assert.equal(order.executedBuyAmount, e18(10).toString());
+    assert.ok(!(await solvableUids(book)).includes(buy.uid));
+  });
 });

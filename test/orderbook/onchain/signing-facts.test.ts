@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { MaxUint256, type Wallet } from 'ethers';
 import type { Order } from '../../../src/generated/orderbook/order.js';
-import { domainSeparator, orderDigest } from '../../../src/orderbook/domain/eip712.js';
+import { domainSeparator, orderDigest, packOrderUid } from '../../../src/orderbook/domain/eip712.js';
 import { orderCreation, orderData } from '../../support/orders.js';
 import {
   deployEip1271Wallet,
@@ -84,6 +84,19 @@ describe('order book on chain: invalidation, presign and eip1271 orders', functi
     assert.equal((await order(uid)).status, 'presignaturePending');
     const events = (await book.get(`/orders/${uid}/events`)).json as { type: string }[];
     assert.deepEqual(events.map((e) => e.type), ['OrderCreated', 'OrderPresigned', 'PresignatureRevoked']);
+  });
+
+  it('a presign order POSTed after its presignature is on chain is solvable at once', async () => {
+    const gina = await funded(T.TKB, e18(5));
+    const data = orderData({ sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(5), buyAmount: e18(5) });
+    const uid = packOrderUid(orderDigest(domainSeparator(book.domain), data), gina.address, data.validTo);
+    await setPreSignature(book.settlement, gina, uid, true);
+    await book.indexed();
+    const placed = await book.post('/orders', { ...orderCreation(data, 'presign', gina.address), from: gina.address });
+    assert.equal(placed.status, 201, placed.text);
+    assert.equal(placed.json, uid);
+    assert.equal((await order(uid)).status, 'open');
+    await eventually<Order[]>(book, '/solvable_orders', (list) => list.some((o) => o.uid === uid), 'the order solvable');
   });
 
   it('an eip1271 order of a contract owner is accepted when the contract approves its digest, rejected when not', async () => {
