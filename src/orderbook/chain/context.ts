@@ -121,6 +121,11 @@ export class ChainBalances implements SpendableBalances {
     });
   }
 
+  /** The (owner, token) pairs read again at every new head. */
+  get trackedPairs(): readonly OwnerToken[] {
+    return this.tracked;
+  }
+
   track(pairs: Iterable<readonly [string, string]>): void {
     this.tracked = [...pairs].map(([owner, token]) => ({ owner, token }));
     const stale = this.tracked.filter((p) => (this.amounts.get(ownerTokenKey(p.owner, p.token))?.epoch ?? -1) < this.epoch);

@@ -23,7 +23,8 @@ describe('order book on chain: balances and solvable orders', function () {
   let book: OnchainBook;
 
   before(async () => {
-    book = await startOnchainBook();
+    // Orders may expire soon after creation here, so that a test can watch one expire.
+    book = await startOnchainBook({ MIN_VALID_TO_SECONDS: '2' });
   });
   after(() => book?.stop());
 
@@ -129,5 +130,20 @@ describe('order book on chain: balances and solvable orders', function () {
     await fundTrader(T.TKA, judy, e18(2), book.vaultRelayer);
     await mine(1);
     await eventually(book, '/solvable_orders', solvable(uid, e18(2)), 'the presigned order solvable once funded');
+  });
+
+  it('an expired order leaves solvable_orders and its owner balance is no longer read at every block', async () => {
+    const zoe = await funded(T.TKC, 5_000000n);
+    const validTo = Math.floor(Date.now() / 1000) + 4;
+    const placed = await signed(zoe, book.domain, { sellToken: T.TKC, buyToken: T.TKA, sellAmount: 5_000000n, buyAmount: 1n, validTo });
+    await book.place(placed);
+    const tracked = () => book.orderbook.chain.balances.trackedPairs.some((p) => p.owner === placed.owner && p.token === T.TKC);
+    await eventually(book, '/solvable_orders', solvable(placed.uid, 5_000000n), 'the order solvable');
+    assert.ok(tracked());
+
+    await eventually(book, '/solvable_orders', notSolvable(placed.uid), 'the order expired', 15_000);
+    const order = (await book.get(`/orders/${placed.uid}`)).json as Order;
+    assert.deepEqual([order.status, order.availableBalance], ['expired', null]);
+    assert.ok(!tracked(), 'the pair of an expired order is not tracked');
   });
 });
