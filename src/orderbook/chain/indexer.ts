@@ -123,10 +123,21 @@ export class Indexer {
     await this.options.state.release();
   }
 
+  /**
+   * Loads the checkpoint (or the start block) and follows. A failure here (the database or the node did not
+   * answer) is tried again: this instance holds the leadership, so nobody else would index meanwhile.
+   */
   private async follow(): Promise<void> {
-    if (this.stopped) return;
-    const checkpoint = (await this.options.state.load(this.name)) ?? initialCheckpoint(await this.startBlock());
-    this.run(checkpoint);
+    while (!this.stopped) {
+      try {
+        const checkpoint = (await this.options.state.load(this.name)) ?? initialCheckpoint(await this.startBlock());
+        if (!this.stopped) this.run(checkpoint);
+        return;
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message }, 'indexer cannot start yet; retrying');
+        await new Promise((resolve) => setTimeout(resolve, this.options.pollIntervalMs ?? 500));
+      }
+    }
   }
 
   private run(checkpoint: FollowerCheckpoint): void {

@@ -1,7 +1,7 @@
 /**
  * The indexer on its own (SQLite event store and read models, anvil with the real GPv2 contracts), for
  * what the service-level tests cannot steer: a reorganisation deeper than a small reorg window while the
- * node fails some of the calls that reconcile the book with the chain.
+ * node fails some of the calls that reconcile the book with the chain, or those of the indexer's start.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -118,5 +118,34 @@ describe('indexer: reconciling a deep reorganisation (anvil)', function () {
     // The trade stands: no revert of a fact whose block could not be read, and indexing goes on.
     assert.deepEqual((await events.readStream(orderStreamId(uid))).map((e) => e.type), ['TradeRecorded']);
     assert.equal(indexer.leading, true);
+  });
+
+  it('starts following even when the node fails its first answers', async () => {
+    // A fresh store (no checkpoint) and no start block: the indexer asks for the head first.
+    const dir = mkdtempSync(join(tmpdir(), 'ethgate-indexer-'));
+    const store = await openEventStore({ dataDir: dir });
+    let refused = 0;
+    const rpc: ChainRpc = {
+      async call(method, params) {
+        if (method === 'eth_blockNumber' && refused < 2) {
+          refused++;
+          throw new Error('connection refused');
+        }
+        return chain.rpc.call(method, params);
+      },
+      batch: (calls) => chain.rpc.batch(calls),
+    };
+    const fresh = new Indexer({ rpc, settlement: dev.settlement, events: store, readModels: readModelStoreFor(store), state: indexerStateFor(store), logger, pollIntervalMs: 50 });
+    try {
+      fresh.start();
+      await fresh.idle();
+      assert.equal(refused, 2);
+      assert.equal(fresh.leading, true);
+      assert.equal(fresh.indexedBlock, await chain.provider.getBlockNumber());
+    } finally {
+      await fresh.stop();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
