@@ -1,8 +1,9 @@
 /**
  * Indexer leadership with PostgreSQL: two service processes on one database schema and one external
  * anvil. Exactly one indexes (a session advisory lock); the other serves the API from the same read models
- * and records nothing twice. When the leader is killed with kill -9 the other takes over and indexes new
- * settlements. Runs when DATABASE_URL is set.
+ * and records nothing twice. When the leader's lock session ends (a lost connection) one instance leads
+ * again; when the leader is killed with kill -9 the other takes over and indexes new settlements. Runs
+ * when DATABASE_URL is set.
  */
 import assert from 'node:assert/strict';
 import type { Trade } from '../../../src/generated/orderbook/trade.js';
@@ -49,7 +50,17 @@ describe('order book on chain: one indexer leader on PostgreSQL', function () {
     for (const s of services) console.log(`--- ${s.url}\n${s.output.join('').slice(-10_000)}`);
   });
 
-  it('indexes on exactly one instance, and on the other once the leader is killed', async () => {
+  /** The backend pid holding the indexer lock, if any. */
+  async function lockHolders(key: string): Promise<number | undefined> {
+    const res = await schema.pool.query<{ pid: number }>(
+      `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
+         AND objid::bigint = (hashtext($1)::bigint & 4294967295)`,
+      [key],
+    );
+    return res.rows[0]?.pid;
+  }
+
+  it('indexes on exactly one instance, again after the leader loses its lock session, and on the other once the leader is killed', async () => {
     const env = { ...externalChainEnv(chain, dev), DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schema.schema };
     services.push(await startServiceProcess({ env }));
     services.push(await startServiceProcess({ env }));
@@ -62,7 +73,7 @@ describe('order book on chain: one indexer leader on PostgreSQL', function () {
 
     // Orders through either instance, settlements indexed once.
     const market = new Market(chain, dev);
-    const pairs = [await market.pair(leader.url), await market.pair(standby.url), await market.pair(standby.url)];
+    const pairs = [await market.pair(leader.url), await market.pair(standby.url), await market.pair(standby.url), await market.pair(leader.url)];
     await market.settle(pairs[0]);
     const settledBlock = await market.settle(pairs[1]);
     await indexedTo(leader, settledBlock);
@@ -72,12 +83,36 @@ describe('order book on chain: one indexer leader on PostgreSQL', function () {
     }
     assert.equal((await indexerOf(standby)).leading, false, 'the standby still does not index');
 
-    // The leader dies; the standby takes the lock and indexes what comes next.
-    await leader.kill9();
-    const last = await market.settle(pairs[2]);
-    await until(async () => (await indexerOf(standby)).leading, 'the standby to take over', 60_000);
-    await indexedTo(standby, last);
-    await until(async () => ((await http(`${standby.url}/api/v1/trades`)).json as Trade[]).length === 6, '6 trades', 30_000);
-    await assertEachTradeOnce(standby.url, market.settled);
+    // The leader's lock session ends while the process lives on (a lost connection): it stops indexing,
+    // and exactly one instance (either) takes the lock again.
+    const lockKey = `${schema.schema}:indexer:${dev.settlement}`;
+    const holder = await lockHolders(lockKey);
+    assert.ok(holder !== undefined, 'a session holds the indexer lock');
+    await schema.pool.query('SELECT pg_terminate_backend($1)', [holder]);
+    await until(
+      async () => {
+        const now = await lockHolders(lockKey);
+        const leading = (await Promise.all(services.map(indexerOf))).filter((i) => i.leading).length;
+        return now !== undefined && now !== holder && leading === 1;
+      },
+      'one instance leading again with a new lock session',
+      30_000,
+    );
+    const afterLoss = await Promise.all(services.map(indexerOf));
+    assert.equal(afterLoss.filter((r) => r.leading).length, 1, JSON.stringify(afterLoss));
+    const second = services[afterLoss.findIndex((r) => r.leading)];
+    const other = services[afterLoss.findIndex((r) => !r.leading)];
+    const middle = await market.settle(pairs[2]);
+    await indexedTo(second, middle);
+    await until(async () => ((await http(`${other.url}/api/v1/trades`)).json as Trade[]).length === 6, '6 trades', 30_000);
+    await assertEachTradeOnce(other.url, market.settled);
+
+    // The leader dies; the other takes the lock and indexes what comes next.
+    await second.kill9();
+    const last = await market.settle(pairs[3]);
+    await until(async () => (await indexerOf(other)).leading, 'the standby to take over', 60_000);
+    await indexedTo(other, last);
+    await until(async () => ((await http(`${other.url}/api/v1/trades`)).json as Trade[]).length === 8, '8 trades', 30_000);
+    await assertEachTradeOnce(other.url, market.settled);
   });
 });
