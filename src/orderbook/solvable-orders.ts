@@ -125,7 +125,9 @@ export class SolvableOrders {
     // An expired order never becomes valid again: forget it, and stop reading its owner's balance.
     let expired = false;
     for (const [uid, state] of this.open) {
-      if (state.order!.validTo < now) expired = this.open.delete(uid);
+      if (state.order!.validTo >= now) continue;
+      this.open.delete(uid);
+      expired = true;
     }
     if (expired) this.trackBalances();
     const valid = [...this.open.values()].sort(oldestFirst);
