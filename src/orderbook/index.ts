@@ -26,8 +26,11 @@ export interface RunningOrderbook {
   chain: LiveChain;
   indexer: Indexer;
   handler(req: IncomingMessage, res: ServerResponse): Promise<void>;
-  /** Ready when every read model has caught up with the log. */
-  health(): Promise<{ ready: boolean; head: number; projections: number }>;
+  /**
+   * Ready when every read model has caught up with the log. `indexer` says whether this instance indexes
+   * the chain (with PostgreSQL only one does) and the last block it processed.
+   */
+  health(): Promise<{ ready: boolean; head: number; projections: number; indexer: { leading: boolean; block: number | null } }>;
   stop(): Promise<void>;
 }
 
@@ -69,7 +72,12 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
       handler: app.callback(),
       async health() {
         const head = await events.head();
-        return { ready: runner.position >= head, head, projections: runner.position };
+        return {
+          ready: runner.position >= head,
+          head,
+          projections: runner.position,
+          indexer: { leading: indexer.leading, block: indexer.indexedBlock },
+        };
       },
       async stop() {
         await indexer.stop();

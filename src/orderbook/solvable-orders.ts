@@ -102,9 +102,7 @@ export class SolvableOrders {
         if (row.position > this.cursor) this.cursor = row.position;
       }
       this.syncedTo = Math.max(this.syncedTo, checkpoint);
-      if (rows.length > 0) {
-        this.balances?.track([...this.open.values()].map((s) => [s.order!.owner, s.order!.sellToken] as const));
-      }
+      if (rows.length > 0) this.trackBalances();
     };
     const previous = this.syncing ?? Promise.resolve();
     const next = previous.then(run);
@@ -114,12 +112,25 @@ export class SolvableOrders {
     return next;
   }
 
+  /** The balances to keep current at every block: those of the open orders' owners and sell tokens. */
+  private trackBalances(): void {
+    this.balances?.track([...this.open.values()].map((s) => [s.order!.owner, s.order!.sellToken] as const));
+  }
+
   private build(now: number): Built {
     const balancesVersion = this.balances?.version ?? 0;
     const b = this.built;
     if (b && b.cursor === this.cursor && b.balancesVersion === balancesVersion && now <= b.validUntil) return b;
 
-    const valid = [...this.open.values()].filter((s) => s.order!.validTo >= now).sort(oldestFirst);
+    // An expired order never becomes valid again: forget it, and stop reading its owner's balance.
+    let expired = false;
+    for (const [uid, state] of this.open) {
+      if (state.order!.validTo >= now) continue;
+      this.open.delete(uid);
+      expired = true;
+    }
+    if (expired) this.trackBalances();
+    const valid = [...this.open.values()].sort(oldestFirst);
     const funding = allocateFunding(valid.map(fundable), (owner, token) => this.balances?.get(owner, token));
     const orders: Order[] = [];
     let validUntil = Number.MAX_SAFE_INTEGER;

@@ -16,11 +16,20 @@ import { readSpendable, ownerTokenKey, type OwnerToken } from './balances.js';
 import { FeeQuoter } from './fee.js';
 import { isValidEip1271Signature } from './eip1271.js';
 
-/** Polls the head block number and tells listeners of each new one. */
+/** The chain's newest block, as the head watcher last saw it. */
+export interface Head {
+  number: number;
+  hash: string;
+}
+
+/**
+ * Polls the newest block and tells listeners whenever it changes: a new number, or the same number with
+ * another hash (a reorganisation that replaced the head without making the chain longer).
+ */
 export class HeadWatcher {
   private timer: NodeJS.Timeout | undefined;
-  private readonly listeners = new Set<(block: number) => void>();
-  latest = -1;
+  private readonly listeners = new Set<(head: Head) => void>();
+  latest: Head | undefined;
 
   constructor(
     private readonly rpc: ChainRpc,
@@ -31,10 +40,12 @@ export class HeadWatcher {
   start(): void {
     const poll = async () => {
       try {
-        const block = fromQuantity(await this.rpc.call('eth_blockNumber', []), 'eth_blockNumber');
-        if (block !== this.latest) {
-          this.latest = block;
-          for (const listener of this.listeners) listener(block);
+        const block = (await this.rpc.call('eth_getBlockByNumber', ['latest', false])) as { number?: unknown; hash?: unknown } | null;
+        if (!block || typeof block.hash !== 'string') throw new Error('the node has no latest block');
+        const head = { number: fromQuantity(block.number, 'block number'), hash: block.hash.toLowerCase() };
+        if (head.hash !== this.latest?.hash) {
+          this.latest = head;
+          for (const listener of this.listeners) listener(head);
         }
       } catch (err) {
         this.logger.warn({ err: (err as Error).message }, 'head poll failed');
@@ -44,7 +55,7 @@ export class HeadWatcher {
     this.timer = setTimeout(poll, 0);
   }
 
-  onBlock(listener: (block: number) => void): () => void {
+  onBlock(listener: (head: Head) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -62,16 +73,36 @@ interface PendingRead {
 }
 
 /**
+ * An amount, the number of the read that found it (a read never replaces what a read started after it
+ * found; block numbers would not do, a reorganisation can make the chain shorter), and the head epoch that
+ * read started in (an amount read before the latest head may be stale).
+ */
+interface Known {
+  amount: bigint;
+  read: number;
+  epoch: number;
+}
+
+/**
  * Spendable amounts (min(balanceOf, allowance to the vault relayer)). Reads for order creation arriving in
- * the same tick share one JSON-RPC batch; the pairs of open orders are read again at every new block.
+ * the same tick share one JSON-RPC batch. At every new head the pairs of open orders are read again, in
+ * one batched read. A pair that starts being tracked is read at once unless it was read since the latest
+ * head: its order may have just become open (a presignature, a trade reverted by a reorganisation) and
+ * must neither wait for the next block, which on a quiet dev chain may never come, nor be judged by an
+ * amount read before the chain last changed.
  */
 export class ChainBalances implements SpendableBalances {
   version = 0;
-  private readonly amounts = new Map<string, bigint>();
+  private readonly amounts = new Map<string, Known>();
   private tracked: OwnerToken[] = [];
   private pending: PendingRead[] = [];
   private readonly listeners = new Set<() => void>();
-  private refreshing = false;
+  /** Bumped at every new head. */
+  private epoch = 0;
+  private reads = 0;
+  /** Pairs to read as soon as the read in progress ends; reads never overlap, and requests coalesce. */
+  private readonly wanted = new Map<string, OwnerToken>();
+  private reading: Promise<void> | undefined;
 
   constructor(
     private readonly rpc: ChainRpc,
@@ -80,7 +111,7 @@ export class ChainBalances implements SpendableBalances {
   ) {}
 
   get(owner: string, token: string): bigint | undefined {
-    return this.amounts.get(ownerTokenKey(owner, token));
+    return this.amounts.get(ownerTokenKey(owner, token))?.amount;
   }
 
   fetch(owner: string, token: string): Promise<bigint> {
@@ -90,8 +121,15 @@ export class ChainBalances implements SpendableBalances {
     });
   }
 
+  /** The (owner, token) pairs read again at every new head. */
+  get trackedPairs(): readonly OwnerToken[] {
+    return this.tracked;
+  }
+
   track(pairs: Iterable<readonly [string, string]>): void {
     this.tracked = [...pairs].map(([owner, token]) => ({ owner, token }));
+    const stale = this.tracked.filter((p) => (this.amounts.get(ownerTokenKey(p.owner, p.token))?.epoch ?? -1) < this.epoch);
+    if (stale.length > 0) void this.request(stale);
   }
 
   onChange(listener: () => void): () => void {
@@ -99,17 +137,32 @@ export class ChainBalances implements SpendableBalances {
     return () => this.listeners.delete(listener);
   }
 
-  /** Reads the tracked pairs at `block`; a failed read keeps the amounts known so far. */
-  async refresh(block: number): Promise<void> {
-    if (this.refreshing || this.tracked.length === 0) return;
-    this.refreshing = true;
-    try {
-      const read = await readSpendable(this.rpc, this.vaultRelayer, this.tracked, { block });
-      this.remember([...read.amounts.entries()].map(([key, s]) => [key, s.spendable]));
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message, block }, 'balance refresh failed');
-    } finally {
-      this.refreshing = false;
+  /**
+   * A new head: reads every tracked pair again. Resolves when a read that started after this call has
+   * ended; a failed read keeps the amounts known so far.
+   */
+  refresh(): Promise<void> {
+    this.epoch++;
+    return this.request(this.tracked);
+  }
+
+  private request(pairs: readonly OwnerToken[]): Promise<void> {
+    for (const pair of pairs) this.wanted.set(ownerTokenKey(pair.owner, pair.token), pair);
+    this.reading ??= this.readWanted().finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  private async readWanted(): Promise<void> {
+    while (this.wanted.size > 0) {
+      const pairs = [...this.wanted.values()];
+      this.wanted.clear();
+      try {
+        await this.read(pairs);
+      } catch (err) {
+        this.logger.warn({ err: (err as Error).message, pairs: pairs.length }, 'balance refresh failed');
+      }
     }
   }
 
@@ -117,25 +170,30 @@ export class ChainBalances implements SpendableBalances {
     const batch = this.pending;
     this.pending = [];
     try {
-      const read = await readSpendable(this.rpc, this.vaultRelayer, batch.map((p) => p.pair));
-      this.remember([...read.amounts.entries()].map(([key, s]) => [key, s.spendable]));
-      for (const p of batch) p.resolve(read.amounts.get(ownerTokenKey(p.pair.owner, p.pair.token))!.spendable);
+      const amounts = await this.read(batch.map((p) => p.pair));
+      for (const p of batch) p.resolve(amounts.get(ownerTokenKey(p.pair.owner, p.pair.token))!);
     } catch (err) {
       for (const p of batch) p.reject(err);
     }
   }
 
-  private remember(entries: [string, bigint][]): void {
+  /** Reads `pairs` at the head and remembers them; the spendable amounts by ownerTokenKey. */
+  private async read(pairs: readonly OwnerToken[]): Promise<Map<string, bigint>> {
+    const started = { read: ++this.reads, epoch: this.epoch };
+    const result = await readSpendable(this.rpc, this.vaultRelayer, pairs);
+    const amounts = new Map([...result.amounts.entries()].map(([key, s]) => [key, s.spendable]));
     let changed = false;
-    for (const [key, amount] of entries) {
-      if (this.amounts.get(key) !== amount) {
-        this.amounts.set(key, amount);
-        changed = true;
-      }
+    for (const [key, amount] of amounts) {
+      const known = this.amounts.get(key);
+      if (known && known.read > started.read) continue;
+      this.amounts.set(key, { amount, ...started });
+      if (known?.amount !== amount) changed = true;
     }
-    if (!changed) return;
-    this.version++;
-    for (const listener of this.listeners) listener();
+    if (changed) {
+      this.version++;
+      for (const listener of this.listeners) listener();
+    }
+    return amounts;
   }
 }
 
@@ -194,7 +252,7 @@ export async function openChain({ network, config, logger, pollIntervalMs = 500 
   });
   const heads = new HeadWatcher(rpc, pollIntervalMs, log);
   const balances = new ChainBalances(rpc, deployment.vaultRelayer, log);
-  heads.onBlock((block) => void balances.refresh(block));
+  heads.onBlock(() => void balances.refresh());
   heads.start();
   const quoter = new FeeQuoter(rpc, config);
   log.info({ settlement: deployment.settlement, vaultRelayer: deployment.vaultRelayer }, 'settlement contract');

@@ -46,19 +46,29 @@ const RETRY_LEAD_MS = 2_000;
 class PostgresIndexerState implements IndexerState {
   private client: PoolClient | undefined;
   private stopped = false;
-  private ready: Promise<unknown>;
+  private table: Promise<void> | undefined;
 
   constructor(
     private readonly pool: Pool,
     private readonly schema: string,
-  ) {
-    this.ready = pool.query(
-      `CREATE TABLE IF NOT EXISTS "${schema}".indexer_checkpoints (name text PRIMARY KEY, checkpoint jsonb NOT NULL)`,
-    );
+  ) {}
+
+  /** Creates the checkpoint table once; a failed attempt is made again by the next caller. */
+  private ready(): Promise<void> {
+    this.table ??= this.pool
+      .query(`CREATE TABLE IF NOT EXISTS "${this.schema}".indexer_checkpoints (name text PRIMARY KEY, checkpoint jsonb NOT NULL)`)
+      .then(
+        () => undefined,
+        (err: Error) => {
+          this.table = undefined;
+          throw err;
+        },
+      );
+    return this.table;
   }
 
   async load(name: string): Promise<FollowerCheckpoint | undefined> {
-    await this.ready;
+    await this.ready();
     const res = await this.pool.query<{ checkpoint: FollowerCheckpoint }>(
       `SELECT checkpoint FROM "${this.schema}".indexer_checkpoints WHERE name = $1`,
       [name],
@@ -67,7 +77,7 @@ class PostgresIndexerState implements IndexerState {
   }
 
   async save(name: string, checkpoint: FollowerCheckpoint): Promise<void> {
-    await this.ready;
+    await this.ready();
     await this.pool.query(
       `INSERT INTO "${this.schema}".indexer_checkpoints (name, checkpoint) VALUES ($1, $2)
        ON CONFLICT (name) DO UPDATE SET checkpoint = excluded.checkpoint`,
@@ -75,18 +85,25 @@ class PostgresIndexerState implements IndexerState {
     );
   }
 
+  /** Tries for the lock every RETRY_LEAD_MS, through database outages too, until it has it or is released. */
   async lead(name: string, lost: () => void): Promise<void> {
-    await this.ready;
     const key = `${this.schema}:indexer:${name}`;
     while (!this.stopped) {
-      const client = await this.pool.connect();
+      let client: PoolClient | undefined;
       let ok = false;
+      let failed = false;
       try {
+        await this.ready();
+        client = await this.pool.connect();
         ok = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [key])).rows[0].ok;
       } catch {
-        ok = false;
+        failed = true;
       }
-      if (ok) {
+      if (ok && client && this.stopped) {
+        client.release(true); // released while the lock was being taken: end the session, freeing it
+        return;
+      }
+      if (ok && client) {
         this.client = client;
         // The lock lives as long as this session: if it breaks, someone else may lead now.
         client.once('error', () => {
@@ -97,7 +114,7 @@ class PostgresIndexerState implements IndexerState {
         });
         return;
       }
-      client.release();
+      client?.release(failed); // a session that failed is not given back to the pool
       await new Promise((resolve) => setTimeout(resolve, RETRY_LEAD_MS));
     }
   }

@@ -18,7 +18,7 @@ import { handleOrderCommand } from '../command-handler.js';
 import type { OrderDoc } from '../../../projections/orders.js';
 import { LogFollower, type FollowerChanges } from './log-follower.js';
 import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from './reorg.js';
-import { fromQuantity, toQuantity, type ChainRpc } from './rpc.js';
+import { batchInChunks, fromQuantity, resultOf, toQuantity, type ChainRpc } from './rpc.js';
 import type { DecodedLog } from './settlement-events.js';
 import type { IndexerState } from './indexer-state.js';
 
@@ -35,6 +35,9 @@ export interface IndexerOptions {
   reorgWindow?: number;
   maxBlockRange?: number;
 }
+
+/** Most block lookups in one JSON-RPC batch when reconciling (providers cap batch sizes). */
+const MAX_BATCH_SIZE = 100;
 
 function chainRef(log: DecodedLog) {
   return { blockNumber: log.blockNumber, blockHash: log.blockHash, logIndex: log.logIndex, transactionHash: log.transactionHash };
@@ -78,6 +81,8 @@ export class Indexer {
   private readonly log: Logger;
   /** Resolves when the first catch-up is done (or the indexer is not the leader). */
   private caughtUp: Promise<void> | undefined;
+  /** A reconciliation to try again. */
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: IndexerOptions) {
     this.name = options.settlement.toLowerCase();
@@ -105,17 +110,34 @@ export class Indexer {
     return this.follower !== undefined;
   }
 
+  /** The last block whose logs are indexed; null while this instance does not index. */
+  get indexedBlock(): number | null {
+    return this.follower ? this.follower.checkpoint.blockNumber : null;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.retry);
     await this.follower?.stop();
     this.follower = undefined;
     await this.options.state.release();
   }
 
+  /**
+   * Loads the checkpoint (or the start block) and follows. A failure here (the database or the node did not
+   * answer) is tried again: this instance holds the leadership, so nobody else would index meanwhile.
+   */
   private async follow(): Promise<void> {
-    if (this.stopped) return;
-    const checkpoint = (await this.options.state.load(this.name)) ?? initialCheckpoint(await this.startBlock());
-    this.run(checkpoint);
+    while (!this.stopped) {
+      try {
+        const checkpoint = (await this.options.state.load(this.name)) ?? initialCheckpoint(await this.startBlock());
+        if (!this.stopped) this.run(checkpoint);
+        return;
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message }, 'indexer cannot start yet; retrying');
+        await new Promise((resolve) => setTimeout(resolve, this.options.pollIntervalMs ?? 500));
+      }
+    }
   }
 
   private run(checkpoint: FollowerCheckpoint): void {
@@ -156,11 +178,19 @@ export class Indexer {
     const stale = this.follower?.checkpoint;
     void this.follower?.stop();
     this.follower = undefined;
+    this.recover(stale);
+  }
+
+  /** Reconciles, then follows again; a reconciliation that fails (the node did not answer) is tried again. */
+  private recover(stale: FollowerCheckpoint | undefined): void {
     this.reconcile(stale).then(
       (from) => {
         if (!this.stopped) this.run(initialCheckpoint(from));
       },
-      (e: Error) => this.log.error({ err: e.message }, 'reconciliation failed'),
+      (e: Error) => {
+        this.log.warn({ err: e.message }, 'reconciliation failed; retrying');
+        if (!this.stopped) this.retry = setTimeout(() => this.recover(stale), this.options.pollIntervalMs ?? 500);
+      },
     );
   }
 
@@ -179,8 +209,16 @@ export class Indexer {
       }
     }
     const numbers = [...new Set(facts.map((f) => f.blockNumber))];
-    const answers = await rpc.batch(numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(n), false] })));
-    const canonical = new Map(numbers.map((n, i) => [n, (answers[i].result as { hash?: string } | null)?.hash?.toLowerCase()]));
+    const calls = numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(n), false] }));
+    const answers = await batchInChunks(rpc, calls, MAX_BATCH_SIZE);
+    // A failed lookup throws (the reconciliation is tried again): only a block that is not there, or
+    // another block at that height, reverts a fact.
+    const canonical = new Map(
+      numbers.map((n, i) => {
+        const block = resultOf(answers[i], `eth_getBlockByNumber(${n})`) as { hash?: string } | null;
+        return [n, block?.hash?.toLowerCase()];
+      }),
+    );
     const head = fromQuantity(await rpc.call('eth_blockNumber', []), 'eth_blockNumber');
     let from = Math.min(head, stale?.recent[0]?.number ?? head);
     if (stale && head < stale.blockNumber) from = Math.min(from, this.options.startBlock ?? 0);

@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { Wallet, parseUnits } from 'ethers';
+import { ChainBalances } from '../../../src/orderbook/chain/context.js';
+import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/devchain.js';
+import type { ChainRpc, RpcCall } from '../../../src/orderbook/chain/rpc.js';
+import { logger } from '../../../src/logger.js';
+import { startTestChain, type TestChain } from '../../support/chain.js';
+import { fundTrader, mined, testToken } from '../../support/solver.js';
+
+const e18 = (n: number) => parseUnits(String(n), 18);
+
+/** The same RPC, recording the eth_call batches sent (each pair is a balanceOf and an allowance call). */
+function recordingRpc(rpc: ChainRpc): ChainRpc & { batches: RpcCall[][] } {
+  const batches: RpcCall[][] = [];
+  return { batches, call: (m, p) => rpc.call(m, p), batch: (calls) => (batches.push(calls), rpc.batch(calls)) };
+}
+
+/** The owners whose balanceOf a batch asked for, lowercase. */
+function ownersRead(batch: RpcCall[]): string[] {
+  return batch
+    .map((c) => (c.params[0] as { data: string }).data)
+    .filter((data) => data.startsWith('0x70a08231')) // balanceOf(address)
+    .map((data) => '0x' + data.slice(-40));
+}
+
+describe('ChainBalances: spendable amounts kept current (anvil)', () => {
+  let chain: TestChain;
+  let dev: DevChain;
+  let alice: Wallet;
+  let bob: Wallet;
+
+  before(async () => {
+    chain = await startTestChain({ chainId: 1 });
+    dev = await bootstrapDevChain(chain.rpc);
+    const trader = async () => {
+      const w = new Wallet(Wallet.createRandom().privateKey, chain.provider);
+      await chain.send('anvil_setBalance', [w.address, '0x56bc75e2d63100000']);
+      return w;
+    };
+    alice = await trader();
+    bob = await trader();
+    await fundTrader(dev.tokens.TKA, alice, e18(10), dev.vaultRelayer);
+    await fundTrader(dev.tokens.TKB, bob, e18(20), dev.vaultRelayer);
+  });
+  after(() => chain?.stop());
+
+  it('reads a newly tracked pair at once, unless it was read since the latest head; re-reads all at a new head', async () => {
+    const rpc = recordingRpc(chain.rpc);
+    const balances = new ChainBalances(rpc, dev.vaultRelayer, logger);
+    let changes = 0;
+    balances.onChange(() => changes++);
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+
+    // Order creation reads alice; tracking her right after reads nothing more.
+    assert.equal(await balances.fetch(alice.address, dev.tokens.TKA), e18(10));
+    assert.equal(rpc.batches.length, 1);
+    balances.track([[alice.address, dev.tokens.TKA]]);
+    await settle();
+    assert.equal(rpc.batches.length, 1, 'alice was read since the latest head');
+
+    // A pair never read (bob's, e.g. a presign order just presigned) is read alone, without a new block.
+    balances.track([[alice.address, dev.tokens.TKA], [bob.address, dev.tokens.TKB]]);
+    await settle();
+    assert.deepEqual(rpc.batches.slice(1).map(ownersRead), [[bob.address.toLowerCase()]]);
+    assert.equal(balances.get(bob.address, dev.tokens.TKB), e18(20));
+
+    // A new head reads every tracked pair again, in one batch; a change is told to listeners.
+    await mined(testToken(dev.tokens.TKA, alice).transfer(bob.address, e18(4)));
+    const version = balances.version;
+    await balances.refresh();
+    assert.deepEqual(rpc.batches.at(-1)!.length, 4);
+    assert.equal(balances.get(alice.address, dev.tokens.TKA), e18(6));
+    assert.ok(balances.version > version && changes >= 1);
+
+    // An amount read before the latest head is stale: tracking its pair again reads it again.
+    balances.track([[bob.address, dev.tokens.TKB]]);
+    await settle();
+    const before = rpc.batches.length;
+    await balances.refresh();
+    balances.track([[bob.address, dev.tokens.TKB], [alice.address, dev.tokens.TKA]]);
+    await settle();
+    assert.deepEqual(rpc.batches.slice(before).map(ownersRead), [[bob.address.toLowerCase()], [alice.address.toLowerCase()]]);
+  });
+
+  it('coalesces refreshes asked for during a read instead of dropping them', async () => {
+    // Batches wait at a gate, so that a read is surely in progress while the chain changes.
+    let open: () => void = () => {};
+    let gate: Promise<void> = Promise.resolve();
+    const rpc = recordingRpc(chain.rpc);
+    const gated: ChainRpc = { call: rpc.call, batch: async (calls) => (await gate, rpc.batch(calls)) };
+    const balances = new ChainBalances(gated, dev.vaultRelayer, logger);
+    balances.track([[alice.address, dev.tokens.TKA]]);
+    await balances.refresh();
+    const amount = balances.get(alice.address, dev.tokens.TKA)!;
+    const before = rpc.batches.length;
+
+    gate = new Promise((resolve) => (open = resolve));
+    const first = balances.refresh();
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the first read has its block and waits at the gate
+    await mined(testToken(dev.tokens.TKA, alice).transfer(bob.address, e18(1)));
+    const heads = [balances.refresh(), balances.refresh(), balances.refresh()];
+    open();
+    await Promise.all([first, ...heads]);
+    assert.equal(balances.get(alice.address, dev.tokens.TKA), amount - e18(1), 'a refresh asked for during a read sees the new block');
+    assert.equal(rpc.batches.length - before, 2, 'the three refreshes asked for during the first read make one more read');
+  });
+});
