@@ -1,16 +1,17 @@
 /**
  * The service's HTTP listeners and how a request finds its handler:
- * - Host whose first label is a network (mainnet.localhost): POST / and GET /ws belong to that network;
- * - /v1/jsonrpc/...: the REST channel, and /v1/jsonrpc/:network/ws for WebSocket;
+ * - Host whose first label is a network (mainnet.localhost): POST / and GET /ws belong to that network
+ *   (also POST /<key> and GET /ws/<key> with an API key);
+ * - /v1/jsonrpc/...: the REST channel, and /v1/jsonrpc/:network/ws for WebSocket (also /v1/<key>/jsonrpc/...);
  * - /api/...: the order book; /healthz and /metrics;
  * - a network's dedicated listener (PORT_<NETWORK>): every request belongs to that network.
+ * Gateway requests then go through gateway/requests.ts (API key, request id, metrics).
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Gateway } from '../gateway/gateway.js';
 import type { WebSocketChannel } from '../gateway/channels/websocket.js';
-import { handleRest } from '../gateway/channels/rest.js';
-import { handleNetworkHttp } from '../gateway/channels/network-http.js';
+import { serveGateway, splitRestKey, networkPathKey, type GatewayRoute } from '../gateway/requests.js';
 import { errorResponse } from '../gateway/jsonrpc.js';
 import { asRpcError, rpcErrors, RpcError } from '../gateway/errors.js';
 import { registry } from '../metrics.js';
@@ -55,6 +56,17 @@ function hostNetwork(gw: Gateway, host: string | undefined): string | undefined 
   return gw.has(label) ? label : undefined;
 }
 
+/** The gateway route of a request on the main listener, if it is one. */
+function gatewayRoute(gw: Gateway, path: string, host: string | undefined): GatewayRoute | undefined {
+  const rest = splitRestKey(path);
+  if (rest) return { kind: 'rest', ...rest };
+  const network = hostNetwork(gw, host);
+  if (!network) return undefined;
+  if (path === '/') return { kind: 'network', network };
+  const key = networkPathKey(path);
+  return key !== undefined && !path.startsWith('/ws/') ? { kind: 'network', network, key } : undefined;
+}
+
 /** /v1/jsonrpc/:network/ws → network */
 function restWsNetwork(path: string): string | undefined {
   if (!path.startsWith(REST_PREFIX) || !path.endsWith('/ws')) return undefined;
@@ -80,14 +92,13 @@ export function createMainServer(parts: ServerParts): Server {
   const server = createServer((req, res) => {
     const { path, query } = splitUrl(req.url);
     const gw = parts.gateway;
-    const network = gw && path === '/' ? hostNetwork(gw, req.headers.host) : undefined;
-    let work: Promise<void> | void;
+    let work: Promise<void> | void = undefined;
+    let route: GatewayRoute | undefined;
     if (path === '/healthz') work = health(parts, res);
     else if (!gw) work = fail(res, starting);
-    else if (network) work = handleNetworkHttp(gw, network, req, res);
-    else if (path.startsWith(REST_PREFIX)) work = handleRest(gw, req, res, path, query);
-    else if (path.startsWith('/api/') && parts.orderbook) work = parts.orderbook(req, res);
     else if (path === '/metrics') work = metrics(res);
+    else if (path.startsWith('/api/') && parts.orderbook) work = parts.orderbook(req, res);
+    else if ((route = gatewayRoute(gw, path, req.headers.host))) serveGateway(gw, route, req, res, query);
     else work = fail(res, rpcErrors.notFound(path));
     if (work) work.catch((err) => fail(res, err));
   });
@@ -95,10 +106,12 @@ export function createMainServer(parts: ServerParts): Server {
     const { path } = splitUrl(req.url);
     const { gateway: gw, ws } = parts;
     if (!gw || !ws) return refuseUpgrade(socket, starting);
-    const network = (path === '/ws' && hostNetwork(gw, req.headers.host)) || restWsNetwork(path);
+    const rest = splitRestKey(path);
+    const onHost = !rest && (path === '/ws' || path.startsWith('/ws/'));
+    const network = rest ? restWsNetwork(rest.path) : onHost ? hostNetwork(gw, req.headers.host) : undefined;
     if (!network) return refuseUpgrade(socket, rpcErrors.notFound(`no WebSocket endpoint at ${path}`));
     if (!gw.has(network)) return refuseUpgrade(socket, rpcErrors.unknownNetwork(network, gw.networkNames));
-    ws.upgrade(network, req, socket, head);
+    upgradeGateway(gw, ws, network, rest ? rest.key : networkPathKey(path), req, socket, head);
   });
   return server;
 }
@@ -106,10 +119,32 @@ export function createMainServer(parts: ServerParts): Server {
 /** A listener of one network only, so that clients can use http://host:port as that network's URL. */
 export function createNetworkServer(gw: Gateway, ws: WebSocketChannel, network: string): Server {
   const server = createServer((req, res) => {
-    handleNetworkHttp(gw, network, req, res).catch((err) => fail(res, err));
+    const { path, query } = splitUrl(req.url);
+    serveGateway(gw, { kind: 'network', network, key: networkPathKey(path) }, req, res, query);
   });
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.upgrade(network, req, socket, head));
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+    upgradeGateway(gw, ws, network, networkPathKey(splitUrl(req.url).path), req, socket, head),
+  );
   return server;
+}
+
+/** Hands a WebSocket upgrade to the channel once the caller's API key is accepted (else 401). */
+function upgradeGateway(
+  gw: Gateway,
+  ws: WebSocketChannel,
+  network: string,
+  key: string | undefined,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): void {
+  let caller;
+  try {
+    caller = gw.access.caller(req, key);
+  } catch (err) {
+    return refuseUpgrade(socket, asRpcError(err));
+  }
+  ws.upgrade(network, req, socket, head, caller);
 }
 
 async function health(parts: ServerParts, res: ServerResponse): Promise<void> {

@@ -11,6 +11,7 @@ import type { MethodsListing } from '../../generated/jsonrpc/methods-listing.js'
 import { checkEnvelope, checkParams, parseJson, idOf, response, errorResponse, type CheckedRequest, type JsonRpcId } from '../jsonrpc.js';
 import { rpcErrors, asRpcError, RpcError } from '../errors.js';
 import { readBody, isJsonContentType, sendJson } from '../../http/io.js';
+import type { Caller } from '../access/access.js';
 
 export async function handleRest(
   gw: Gateway,
@@ -18,6 +19,7 @@ export async function handleRest(
   res: ServerResponse,
   path: string,
   query: URLSearchParams,
+  caller: Caller,
 ): Promise<void> {
   // segments after /v1/jsonrpc/: [network] or [network, method]
   const segments = path.split('/').slice(3);
@@ -44,6 +46,8 @@ export async function handleRest(
       throw rpcErrors.wrongHttpMethod('GET or POST');
     }
 
+    caller.method = request.method;
+    await caller.admit(1);
     checkParams(request);
     const outcome = await relay.call(request);
     sendJson(res, outcome.error ? 502 : 200, JSON.stringify(response(request.id, outcome)));

@@ -7,6 +7,9 @@ import type { RpcOutcome } from '../jsonrpc.js';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { toOutcome, batchOutcomes } from './outcome.js';
 
+/** Socket errors raised before a request could be written: the upstream cannot have seen it. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
 export interface HttpUpstreamOptions {
   name: string;
   url: string;
@@ -76,15 +79,16 @@ export class HttpUpstream implements UpstreamTransport {
   }
 
   private transportError(err: unknown): UpstreamError {
-    if (
-      err instanceof undiciErrors.HeadersTimeoutError ||
-      err instanceof undiciErrors.BodyTimeoutError ||
-      err instanceof undiciErrors.ConnectTimeoutError
-    ) {
+    if (err instanceof undiciErrors.ConnectTimeoutError) {
+      return new UpstreamError('unreachable', this.name, 'is unreachable (connect timed out)');
+    }
+    if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
       return new UpstreamError('timeout', this.name, 'timed out');
     }
     const code = (err as { code?: string }).code ?? (err as Error).message;
-    return new UpstreamError('unreachable', this.name, `is unreachable (${code})`);
+    return NEVER_CONNECTED.has(code)
+      ? new UpstreamError('unreachable', this.name, `is unreachable (${code})`)
+      : new UpstreamError('connection-lost', this.name, `dropped the connection (${code})`);
   }
 
   async close(): Promise<void> {

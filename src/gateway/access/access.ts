@@ -1,0 +1,100 @@
+/**
+ * Who is calling the gateway and whether they may: API keys (required as soon as any is configured) and
+ * rate limits. A key travels in the path ({network_url}/<key>, /v1/<key>/jsonrpc/..., /ws/<key>) or in the
+ * X-Api-Key header; the path wins when both are given.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Redis } from 'ioredis';
+import type { ApiKeyConfig, GatewayConfig } from '../../config.js';
+import type { Logger } from '../../logger.js';
+import { RpcError, rpcErrors } from '../errors.js';
+import { metrics } from '../metrics.js';
+import { RateLimits } from './rate-limits.js';
+
+/** One client request (an HTTP request, or a WebSocket connection) as the channels see it. */
+export interface Caller {
+  readonly requestId: string;
+  readonly apiKey: ApiKeyConfig | undefined;
+  /** The JSON-RPC method asked for ("batch" for a batch), set by the channel for metrics and logs. */
+  method: string | undefined;
+  /** Charges `cost` calls to the caller's limits; rejects with the 429 RpcError when spent. */
+  admit(cost: number): Promise<void> | undefined;
+  /** The client's address (the first X-Forwarded-For entry when TRUST_PROXY is set). */
+  ip(): string;
+}
+
+/** An X-Request-Id a client may choose; anything else is replaced by a fresh id. */
+const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
+
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export class Access {
+  private readonly keys: Map<string, ApiKeyConfig>;
+  private readonly limits: RateLimits;
+
+  constructor(
+    private readonly config: GatewayConfig,
+    redis: Redis | undefined,
+    logger: Logger,
+  ) {
+    this.keys = new Map(config.apiKeys.map((k) => [k.key, k]));
+    this.limits = new RateLimits(config.rateLimit, config.apiKeys, redis, logger);
+  }
+
+  get keysRequired(): boolean {
+    return this.keys.size > 0;
+  }
+
+  /**
+   * The caller of an HTTP request or WebSocket upgrade; throws 401 when keys are required and the request
+   * has none or an unknown one. `res` (HTTP only) receives Retry-After when a limit refuses a call.
+   */
+  caller(req: IncomingMessage, pathKey: string | undefined, res?: ServerResponse): Caller {
+    const apiKey = this.apiKeyOf(req, pathKey);
+    const requestId = requestIdOf(req);
+    let ip: string | undefined;
+    const ipOf = () => (ip ??= this.clientAddress(req));
+    const limits = this.limits;
+    const admit = limits.active
+      ? (cost: number) =>
+          limits.consume(ipOf(), apiKey?.key, cost).catch((err: unknown) => {
+            if (res && err instanceof RpcError && err.status === 429) {
+              res.setHeader('retry-after', String((err.data as { retryAfterSeconds: number }).retryAfterSeconds));
+            }
+            throw err;
+          })
+      : () => undefined;
+    return { requestId, apiKey, method: undefined, admit, ip: ipOf };
+  }
+
+  private apiKeyOf(req: IncomingMessage, pathKey: string | undefined): ApiKeyConfig | undefined {
+    if (!this.keysRequired) return undefined;
+    const header = req.headers['x-api-key'];
+    const given = pathKey || (typeof header === 'string' ? header : undefined);
+    if (!given) {
+      metrics.unauthorized.labels('missing').inc();
+      throw rpcErrors.unauthorized(
+        'an API key is required: put it in the path ({network_url}/<key>, /v1/<key>/jsonrpc/...) or the X-Api-Key header',
+      );
+    }
+    const key = this.keys.get(given);
+    if (!key) {
+      metrics.unauthorized.labels('unknown').inc();
+      throw rpcErrors.unauthorized('unknown API key');
+    }
+    return key;
+  }
+
+  private clientAddress(req: IncomingMessage): string {
+    if (this.config.trustProxy) {
+      const forwarded = req.headers['x-forwarded-for'];
+      const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+      if (first) return first;
+    }
+    return req.socket.remoteAddress ?? 'unknown';
+  }
+}
