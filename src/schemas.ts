@@ -11,7 +11,9 @@ import { repoPath } from './paths.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const BASE_ID = 'https://ethgate.dev/schemas/';
 
-const ajv = new Ajv2020({ allErrors: false, verbose: true, strict: true, allowUnionTypes: true });
+// strictTuples is off because JSON-RPC params are tuples with optional trailing items (eth_call's block and
+// overrides): prefixItems + maxItems + items:false says exactly that, which strict tuple mode refuses.
+const ajv = new Ajv2020({ allErrors: false, verbose: true, strict: true, strictTuples: false, allowUnionTypes: true });
 addFormats(ajv);
 
 function load(dir: string): void {
@@ -43,11 +45,13 @@ export function hasDefinition(file: string, name: string): boolean {
 }
 
 /**
- * One readable line for the first validation error, e.g. `params[0] must be a 20-byte address (0x + 40
- * hex digits)`. The schema's `title` says what was expected; Ajv's own message is the fallback.
+ * One readable line for a failed validation, e.g. `params[0] must be a 20-byte address (0x + 40 hex
+ * digits)`. Ajv stops at the first failing keyword and lists it last, after the errors of the branches an
+ * anyOf tried: so the last error names the whole expectation ("a block number, a block tag, or ..."), not
+ * just its first branch. The schema's `title` says what was expected; Ajv's own message is the fallback.
  */
 export function describeError(errors: ErrorObject[] | null | undefined, root: string): string {
-  const error = errors?.[0];
+  const error = errors?.at(-1);
   if (!error) return `${root} is invalid`;
   const where = root + error.instancePath.replace(/\/(\d+)/g, '[$1]').replace(/\/([^/]+)/g, '.$1');
   const parent = error.parentSchema as { title?: string } | undefined;
@@ -59,6 +63,8 @@ export function describeError(errors: ErrorObject[] | null | undefined, root: st
     case 'minItems':
     case 'maxItems':
       return `${where} ${error.message} (got ${(error.data as unknown[]).length})`;
+    case 'const':
+      return `${where} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
     case 'false schema':
       return `${where} is not expected`;
     default:
