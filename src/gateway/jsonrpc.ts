@@ -4,6 +4,7 @@
  */
 import type { JsonRpcRequest } from '../generated/jsonrpc/request.js';
 import type { JsonRpcResponse, JsonRpcErrorObject } from '../generated/jsonrpc/response.js';
+import type { ValidateFunction } from 'ajv';
 import { validator, hasDefinition, describeError } from '../schemas.js';
 import { rpcErrors, RpcError } from './errors.js';
 
@@ -52,10 +53,21 @@ export function checkEnvelope(value: unknown): CheckedRequest {
   return { id: value.id, method: value.method, params: value.params ?? [] };
 }
 
+/** Params validators of the methods that have one (a fixed set: names chosen by clients are not kept). */
+const paramsValidators = new Map<string, ValidateFunction>();
+
+function paramsValidator(method: string): ValidateFunction | undefined {
+  let validate = paramsValidators.get(method);
+  if (validate === undefined && hasDefinition(PARAMS_FILE, method)) {
+    validate = validator(`${PARAMS_FILE}#/$defs/${method}`);
+    paramsValidators.set(method, validate);
+  }
+  return validate;
+}
+
 export function checkParams(request: CheckedRequest): void {
-  if (!hasDefinition(PARAMS_FILE, request.method)) return;
-  const validate = validator(`${PARAMS_FILE}#/$defs/${request.method}`);
-  if (!validate(request.params)) {
+  const validate = paramsValidator(request.method);
+  if (validate && !validate(request.params)) {
     throw rpcErrors.invalidParams(describeError(validate.errors, 'params'));
   }
 }

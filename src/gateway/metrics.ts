@@ -3,10 +3,12 @@
  * bounded: networks and upstreams come from the configuration, methods from `methodLabel` (a method the
  * gateway does not know is "other"), statuses from the HTTP status table.
  *
- * The hot path records through small caches of labelled children, because prom-client hashes the label
- * object on every `labels()` call.
+ * The hot path stays cheap: prom-client validates and hashes the label values on every inc() and observe(),
+ * even through a labelled child, so per-request counters are plain numbers (`CounterCells`) added to their
+ * prom-client Counter when /metrics is scraped, and the one histogram on the request path (upstream
+ * latency) has its labelled children looked up once per upstream and method.
  */
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram, type CounterConfiguration } from 'prom-client';
 import { registry } from '../metrics.js';
 import { DEFAULT_RELAYED_METHODS, SUBSCRIPTION_METHODS } from './methods.js';
 
@@ -24,19 +26,52 @@ export function methodLabel(method: unknown): string {
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** One label set's pending increments. */
+export interface CounterCell {
+  pending: number;
+}
+
+/**
+ * Increments of a Counter kept as plain numbers per label set and added to the Counter each time the
+ * registry collects it (on a scrape). `cell(a, b, ...)` returns the same cell for the same label values.
+ */
+export class CounterCells<L extends string> {
+  readonly counter: Counter<L>;
+  private readonly cells = new Map<string, { cell: CounterCell; labels: Partial<Record<L, string>> }>();
+
+  constructor(config: Omit<CounterConfiguration<L>, 'collect' | 'registers'>) {
+    const cells = this.cells;
+    this.counter = new Counter<L>({
+      ...config,
+      registers: [registry],
+      collect() {
+        for (const { cell, labels } of cells.values()) {
+          if (cell.pending === 0) continue;
+          this.inc(labels, cell.pending);
+          cell.pending = 0;
+        }
+      },
+    });
+  }
+
+  cell(...values: string[]): CounterCell {
+    const key = values.join('\u0000');
+    let entry = this.cells.get(key);
+    if (!entry) {
+      const labels: Partial<Record<L, string>> = {};
+      (this.counter as unknown as { labelNames: L[] }).labelNames.forEach((name, i) => (labels[name] = values[i]));
+      entry = { cell: { pending: 0 }, labels };
+      this.cells.set(key, entry);
+    }
+    return entry.cell;
+  }
+}
+
 export const metrics = {
-  requests: new Counter({
+  requests: new CounterCells({
     name: 'ethgate_gateway_requests_total',
     help: 'Client requests (HTTP requests and WebSocket messages) by network, channel, JSON-RPC method ("batch" for a batch) and HTTP status',
     labelNames: ['network', 'channel', 'method', 'status'] as const,
-    registers: [registry],
-  }),
-  requestDuration: new Histogram({
-    name: 'ethgate_gateway_request_duration_seconds',
-    help: 'Time from a client request to its answer, by network and channel',
-    labelNames: ['network', 'channel'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
   }),
   upstreamDuration: new Histogram({
     name: 'ethgate_upstream_request_duration_seconds',
@@ -45,11 +80,10 @@ export const metrics = {
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   }),
-  upstreamCalls: new Counter({
+  upstreamCalls: new CounterCells({
     name: 'ethgate_upstream_calls_total',
     help: 'JSON-RPC calls sent to upstreams (each call of a batch counts), by outcome: result, error (an error object) or failed (transport)',
     labelNames: ['network', 'upstream', 'method', 'outcome'] as const,
-    registers: [registry],
   }),
   upstreamRetries: new Counter({
     name: 'ethgate_upstream_retries_total',
@@ -75,17 +109,15 @@ export const metrics = {
     labelNames: ['network', 'upstream', 'to'] as const,
     registers: [registry],
   }),
-  cacheHits: new Counter({
+  cacheHits: new CounterCells({
     name: 'ethgate_cache_hits_total',
     help: 'Reads answered from the cache, by tier (memory or redis)',
     labelNames: ['network', 'method', 'tier'] as const,
-    registers: [registry],
   }),
-  cacheMisses: new Counter({
+  cacheMisses: new CounterCells({
     name: 'ethgate_cache_misses_total',
     help: 'Cacheable reads not found in any cache tier',
     labelNames: ['network', 'method'] as const,
-    registers: [registry],
   }),
   cacheStores: new Counter({
     name: 'ethgate_cache_stores_total',
@@ -99,11 +131,10 @@ export const metrics = {
     labelNames: ['operation'] as const,
     registers: [registry],
   }),
-  coalesced: new Counter({
+  coalesced: new CounterCells({
     name: 'ethgate_coalesced_calls_total',
     help: 'Reads answered by joining an identical read already in flight instead of a new upstream call',
     labelNames: ['network', 'method'] as const,
-    registers: [registry],
   }),
   rateLimited: new Counter({
     name: 'ethgate_rate_limited_total',
@@ -118,17 +149,3 @@ export const metrics = {
     registers: [registry],
   }),
 };
-
-/** A per-label-tuple cache of prom-client children, keyed by the joined label values. */
-export function childCache<T>(make: (...labels: string[]) => T): (...labels: string[]) => T {
-  const children = new Map<string, T>();
-  return (...labels: string[]) => {
-    const key = labels.join('\u0000');
-    let child = children.get(key);
-    if (child === undefined) {
-      child = make(...labels);
-      children.set(key, child);
-    }
-    return child;
-  };
-}

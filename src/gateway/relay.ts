@@ -16,7 +16,7 @@ import { cacheKey, cacheRule, isCacheable, mayHaveCached, safeBlockOf, type Cach
 import type { ResultCache, CacheTier } from './cache/store.js';
 import { Coalescer } from './cache/coalesce.js';
 import { checkLogsRange } from './limits.js';
-import { metrics, methodLabel, childCache } from './metrics.js';
+import { metrics, methodLabel } from './metrics.js';
 
 export interface RelayOptions {
   /** Absent or disabled: nothing is cached. */
@@ -37,10 +37,6 @@ export class Relay {
   private readonly coalescer: Coalescer | undefined;
   /** Networks share the cache (and Redis may be shared by deployments): keys start with network and chain. */
   private readonly keyPrefix: string;
-  private readonly hits = childCache((method, tier) => metrics.cacheHits.labels(this.network.name, method, tier));
-  private readonly misses = childCache((method) => metrics.cacheMisses.labels(this.network.name, method));
-  private readonly stores = childCache((method) => metrics.cacheStores.labels(this.network.name, method));
-  private readonly joins = childCache((method) => metrics.coalesced.labels(this.network.name, methodLabel(method)));
 
   constructor(
     readonly network: Network,
@@ -51,16 +47,17 @@ export class Relay {
     this.keyPrefix = `${network.name}/${network.chainId}/`;
   }
 
-  async call(request: CheckedRequest): Promise<RpcOutcome> {
+  /** Not an async function, so that the common path adds no promise of its own; it never throws. */
+  call(request: CheckedRequest): Promise<RpcOutcome> {
     const call: UpstreamCall = { method: request.method, params: request.params };
-    this.checkLimits(call);
+    try {
+      this.checkLimits(call);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     if (!isRead(call.method)) return this.network.pool.send(call);
     const cacheable = this.cacheable(call);
-    if (cacheable) {
-      const hit = await this.lookup(call.method, cacheable);
-      if (hit !== undefined) return { result: hit };
-    }
-    return this.read(call, cacheable);
+    return cacheable ? this.cachedRead(call, cacheable) : this.read(call, undefined);
   }
 
   /**
@@ -116,6 +113,11 @@ export class Relay {
 
   // --- steps
 
+  private async cachedRead(call: UpstreamCall, cacheable: Cacheable): Promise<RpcOutcome> {
+    const hit = await this.lookup(call.method, cacheable);
+    return hit !== undefined ? { result: hit } : this.read(call, cacheable);
+  }
+
   private checkLimits(call: UpstreamCall): void {
     if (call.method === 'eth_getLogs') {
       const { pool } = this.network;
@@ -145,8 +147,9 @@ export class Relay {
       tier = 'redis';
       value = await cache.fromRedis(key);
     }
-    if (value === undefined) this.misses(method).inc();
-    else this.hits(method, tier).inc();
+    // Only cacheable methods get here: a fixed set, so the method is a bounded label as it is.
+    if (value === undefined) metrics.cacheMisses.cell(this.network.name, method).pending++;
+    else metrics.cacheHits.cell(this.network.name, method, tier).pending++;
     return value;
   }
 
@@ -157,13 +160,13 @@ export class Relay {
       : () => this.network.pool.send(call);
     if (!this.coalescer) return fetch();
     const key = cacheable?.key ?? `${call.method}:${JSON.stringify(call.params)}`;
-    return this.coalescer.run(key, fetch, () => this.joins(call.method).inc());
+    return this.coalescer.run(key, fetch, () => metrics.coalesced.cell(this.network.name, methodLabel(call.method)).pending++);
   }
 
   private keep(call: UpstreamCall, { rule, key }: Cacheable, outcome: RpcOutcome): RpcOutcome {
     if (outcome.error === undefined && isCacheable(rule, call.method, call.params, outcome.result, this.safeBlock())) {
       this.cache!.store(key, outcome.result);
-      this.stores(call.method).inc();
+      metrics.cacheStores.labels(this.network.name, call.method).inc();
     }
     return outcome;
   }

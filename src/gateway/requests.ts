@@ -10,11 +10,12 @@ import type { Gateway } from './gateway.js';
 import type { Channel } from './methods.js';
 import { asRpcError } from './errors.js';
 import { errorResponse } from './jsonrpc.js';
-import { requestIdOf, type Caller } from './access/access.js';
+import { requestIdOf, type Caller, type RequestFacts } from './access/access.js';
 import { handleNetworkHttp } from './channels/network-http.js';
 import { handleRest } from './channels/rest.js';
-import { metrics, methodLabel, childCache } from './metrics.js';
-import { sendJson } from '../http/io.js';
+import { metrics, methodLabel } from './metrics.js';
+import { sendJson, presetHeader } from '../http/io.js';
+import type { CounterCell } from './metrics.js';
 
 export type GatewayRoute =
   /** {network_url}/ and {network_url}/<key> */
@@ -39,27 +40,36 @@ export function networkPathKey(path: string): string | undefined {
   return rest === '' || rest === 'ws' || rest.includes('/') ? undefined : rest;
 }
 
-const requestCount = childCache((network, channel, method, status) =>
-  metrics.requests.labels(network, channel, method, status),
-);
-const requestDuration = childCache((network, channel) => metrics.requestDuration.labels(network, channel));
+/** Request counter cells by network, channel, method and status: nested maps, so a lookup allocates nothing. */
+const requestCells = new Map<string, Map<string, Map<string, CounterCell>>>();
+
+function requestCell(network: string, channel: string, method: string, status: number): CounterCell {
+  const scope = network + '/' + channel;
+  let byMethod = requestCells.get(scope);
+  if (!byMethod) requestCells.set(scope, (byMethod = new Map()));
+  let byStatus = byMethod.get(method);
+  if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+  const key = String(status);
+  let cell = byStatus.get(key);
+  if (!cell) byStatus.set(key, (cell = metrics.requests.cell(network, channel, method, key)));
+  return cell;
+}
 
 /** Counts one answered request (HTTP request or WebSocket message) and logs it at debug level. */
 export function recordRequest(
   gw: Gateway,
   network: string,
   channel: Channel,
-  caller: Caller | undefined,
+  caller: RequestFacts | undefined,
   status: number,
   started: number,
 ): void {
   const method = caller?.method === undefined ? 'none' : caller.method === 'batch' ? 'batch' : methodLabel(caller.method);
-  const seconds = (performance.now() - started) / 1000;
-  requestCount(network, channel, method, String(status)).inc();
-  requestDuration(network, channel).observe(seconds);
+  requestCell(network, channel, method, status).pending++;
   if (gw.logger.isLevelEnabled('debug')) {
+    const ms = performance.now() - started;
     gw.logger.debug(
-      { requestId: caller?.requestId, network, channel, method: caller?.method, status, ms: seconds * 1000, key: caller?.apiKey?.label },
+      { requestId: caller?.requestId, network, channel, method: caller?.method, status, ms, key: caller?.apiKey?.label },
       'gateway request',
     );
   }
@@ -80,22 +90,22 @@ export function serveGateway(
   let work: Promise<void>;
   try {
     caller = gw.access.caller(req, route.key, res);
-    res.setHeader('x-request-id', caller.requestId);
+    presetHeader(res, 'x-request-id', caller.requestId);
     work =
       route.kind === 'network'
         ? handleNetworkHttp(gw, route.network, req, res, caller)
         : handleRest(gw, req, res, route.path, query, caller);
   } catch (err) {
-    res.setHeader('x-request-id', requestIdOf(req));
+    presetHeader(res, 'x-request-id', requestIdOf(req));
     work = Promise.reject(err);
   }
-  work
-    .catch((err: unknown) => {
-      const error = asRpcError(err);
-      if (!res.headersSent) sendJson(res, error.status, JSON.stringify(errorResponse(null, error)));
-      else res.destroy();
-    })
-    .then(() => recordRequest(gw, network, channel, caller, res.statusCode, started));
+  const done = () => recordRequest(gw, network, channel, caller, res.statusCode, started);
+  work.then(done, (err: unknown) => {
+    const error = asRpcError(err);
+    if (!res.headersSent) sendJson(res, error.status, JSON.stringify(errorResponse(null, error)));
+    else res.destroy();
+    done();
+  });
 }
 
 /** The network label of a REST path: only configured names, so that clients cannot grow the label set. */

@@ -39,10 +39,22 @@ export function isJsonContentType(value: string | undefined): boolean {
   return type === 'application/json';
 }
 
+const PRESET = Symbol('headers preset for the JSON reply');
+type WithPreset = ServerResponse & { [PRESET]?: Record<string, string> };
+
+/**
+ * A header the JSON reply of `res` will carry whichever handler sends it (e.g. X-Request-Id). Unlike
+ * res.setHeader it keeps writeHead on Node's fast path, which takes all headers at once.
+ */
+export function presetHeader(res: ServerResponse, name: string, value: string): void {
+  ((res as WithPreset)[PRESET] ??= {})[name] = value;
+}
+
 export function sendJson(res: ServerResponse, status: number, body: string, headers?: Record<string, string>): void {
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
+    ...(res as WithPreset)[PRESET],
     ...headers,
   });
   res.end(body);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,6 +162,37 @@ describe('gateway upstream pool', function () {
     } finally {
       await service.cleanup();
       await other.stop();
+    }
+  });
+
+  it('gives up on an upstream that does not answer after UPSTREAM_TIMEOUT_MS, and reads go on elsewhere', async () => {
+    // A fake for the one fault a real node does not show on demand: it accepts, reads, never answers.
+    const sockets = new Set<Socket>();
+    const silent = createTcpServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    const alone = await serviceWith([{ url: silentUrl }], { UPSTREAM_TIMEOUT_MS: '500' });
+    const paired = await serviceWith([{ url: silentUrl }, { url: a.url }], { UPSTREAM_TIMEOUT_MS: '500', HEALTH_CHECK_INTERVAL_MS: '600000' });
+    try {
+      const started = Date.now();
+      const answer = await postViaHost(alone.url, 'mainnet.localhost', { jsonrpc: '2.0', id: 5, method: 'eth_blockNumber', params: [] });
+      const waited = Date.now() - started;
+      assert.equal(answer.status, 502);
+      assert.equal(answer.body.id, 5);
+      assert.match(answer.body.error.message, /upstream mainnet\/0 timed out/);
+      assert.ok(waited >= 450 && waited < 5_000, `answered after ${waited} ms`);
+
+      // The silent upstream failed its first health check and is out: reads go to the other one.
+      assert.equal(paired.gateway.network('mainnet').pool.status()[0].healthy, false);
+      for (let i = 0; i < 4; i++) assert.match(await rpcViaHost(paired.url, 'mainnet.localhost', 'eth_blockNumber', []), /^0x/);
+    } finally {
+      await alone.cleanup();
+      await paired.cleanup();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((r) => silent.close(r));
     }
   });
 

@@ -11,17 +11,39 @@ import type { Logger } from '../../logger.js';
 import { RpcError, rpcErrors } from '../errors.js';
 import { metrics } from '../metrics.js';
 import { RateLimits } from './rate-limits.js';
+import { presetHeader } from '../../http/io.js';
 
-/** One client request (an HTTP request, or a WebSocket connection) as the channels see it. */
-export interface Caller {
+/** What metrics and logs note of a request. */
+export interface RequestFacts {
   readonly requestId: string;
   readonly apiKey: ApiKeyConfig | undefined;
-  /** The JSON-RPC method asked for ("batch" for a batch), set by the channel for metrics and logs. */
+  /** The JSON-RPC method asked for ("batch" for a batch), set by the channel. */
   method: string | undefined;
-  /** Charges `cost` calls to the caller's limits; rejects with the 429 RpcError when spent. */
-  admit(cost: number): Promise<void> | undefined;
+}
+
+/** One client request (an HTTP request, or a WebSocket connection) as the channels see it. */
+export class Caller implements RequestFacts {
+  method: string | undefined = undefined;
+  private address: string | undefined;
+
+  constructor(
+    readonly requestId: string,
+    readonly apiKey: ApiKeyConfig | undefined,
+    private readonly access: Access,
+    private readonly req: IncomingMessage,
+    /** HTTP only: receives Retry-After when a limit refuses a call. */
+    private readonly res: ServerResponse | undefined,
+  ) {}
+
+  /** Charges `cost` calls to the caller's limits; rejects with the 429 RpcError when spent (undefined: no limits). */
+  admit(cost: number): Promise<void> | undefined {
+    return this.access.charge(this, cost, this.res);
+  }
+
   /** The client's address (the first X-Forwarded-For entry when TRUST_PROXY is set). */
-  ip(): string;
+  ip(): string {
+    return (this.address ??= this.access.clientAddress(this.req));
+  }
 }
 
 /** An X-Request-Id a client may choose; anything else is replaced by a fresh id. */
@@ -54,21 +76,18 @@ export class Access {
    * has none or an unknown one. `res` (HTTP only) receives Retry-After when a limit refuses a call.
    */
   caller(req: IncomingMessage, pathKey: string | undefined, res?: ServerResponse): Caller {
-    const apiKey = this.apiKeyOf(req, pathKey);
-    const requestId = requestIdOf(req);
-    let ip: string | undefined;
-    const ipOf = () => (ip ??= this.clientAddress(req));
-    const limits = this.limits;
-    const admit = limits.active
-      ? (cost: number) =>
-          limits.consume(ipOf(), apiKey?.key, cost).catch((err: unknown) => {
-            if (res && err instanceof RpcError && err.status === 429) {
-              res.setHeader('retry-after', String((err.data as { retryAfterSeconds: number }).retryAfterSeconds));
-            }
-            throw err;
-          })
-      : () => undefined;
-    return { requestId, apiKey, method: undefined, admit, ip: ipOf };
+    return new Caller(requestIdOf(req), this.apiKeyOf(req, pathKey), this, req, res);
+  }
+
+  /** See Caller.admit. */
+  charge(caller: Caller, cost: number, res: ServerResponse | undefined): Promise<void> | undefined {
+    if (!this.limits.active) return undefined;
+    return this.limits.consume(caller.ip(), caller.apiKey?.key, cost).catch((err: unknown) => {
+      if (res && err instanceof RpcError && err.status === 429) {
+        presetHeader(res, 'retry-after', String((err.data as { retryAfterSeconds: number }).retryAfterSeconds));
+      }
+      throw err;
+    });
   }
 
   private apiKeyOf(req: IncomingMessage, pathKey: string | undefined): ApiKeyConfig | undefined {
@@ -89,7 +108,7 @@ export class Access {
     return key;
   }
 
-  private clientAddress(req: IncomingMessage): string {
+  clientAddress(req: IncomingMessage): string {
     if (this.config.trustProxy) {
       const forwarded = req.headers['x-forwarded-for'];
       const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();

@@ -33,7 +33,8 @@ export async function handleNetworkHttp(
     if (!isJsonContentType(req.headers['content-type'])) throw rpcErrors.contentType(req.headers['content-type']);
     body = parseJson(await readBody(req, gw.config.gateway.maxBodyBytes));
     caller.method = methodOf(body);
-    await caller.admit(costOf(body));
+    const admitted = caller.admit(costOf(body));
+    if (admitted) await admitted;
     const answer = await answerBody(httpAnswerContext(gw, networkName), body);
     sendJson(res, answer.status, JSON.stringify(answer.body));
   } catch (err) {

@@ -47,7 +47,8 @@ export async function handleRest(
     }
 
     caller.method = request.method;
-    await caller.admit(1);
+    const admitted = caller.admit(1);
+    if (admitted) await admitted;
     checkParams(request);
     const outcome = await relay.call(request);
     sendJson(res, outcome.error ? 502 : 200, JSON.stringify(response(request.id, outcome)));

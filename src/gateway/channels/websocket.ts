@@ -13,7 +13,7 @@ import { asRpcError, rpcErrors, RpcError } from '../errors.js';
 import type { SubscriberSink } from '../subscriptions.js';
 import { answerBody, type AnswerContext } from './answer.js';
 import { httpAnswerContext, methodOf, costOf } from './network-http.js';
-import type { Caller } from '../access/access.js';
+import type { Caller, RequestFacts } from '../access/access.js';
 import { recordRequest } from '../requests.js';
 
 /** A client that lets this much pile up unread is cut off rather than allowed to grow our memory. */
@@ -71,7 +71,7 @@ export class WebSocketChannel {
     ws.on('message', (data: Buffer) => {
       const started = performance.now();
       // Each message is a request of its own for metrics; the connection's caller carries key and limits.
-      const caller: Caller = { ...connection, method: undefined };
+      const caller: RequestFacts = { requestId: connection.requestId, apiKey: connection.apiKey, method: undefined };
       const done = (status: number, frame: string) => {
         sink.send(frame);
         recordRequest(this.gw, networkName, 'ws', caller, status, started);

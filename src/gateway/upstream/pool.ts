@@ -14,13 +14,15 @@
  *   configuration order and later calls with their id go to the upstream that created them.
  */
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { UpstreamHealthConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import { FILTER_CREATE_METHODS, FILTER_USE_METHODS, isBehindAnswer, mayRetry } from '../failsafe/policy.js';
-import { metrics, methodLabel, childCache } from '../metrics.js';
+import { metrics, methodLabel, type CounterCell } from '../metrics.js';
+import type { Histogram } from 'prom-client';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { ErrorWindow, excessLag, tooManyErrors, weightedPick } from './health.js';
 
@@ -50,18 +52,28 @@ export interface UpstreamStatus {
   head?: number;
 }
 
+/** The metrics of one upstream and method, looked up once (see metrics.ts on why). */
+interface CallMetrics {
+  latency: ReturnType<Histogram<'network' | 'upstream' | 'method'>['labels']>;
+  result: CounterCell;
+  error: CounterCell;
+  failed: CounterCell;
+}
+
 class Upstream {
   inRotation = true;
   reason: string | undefined;
   head: number | undefined;
   chainChecked = false;
   readonly errors: ErrorWindow;
+  private readonly callMetrics = new Map<string, CallMetrics>();
 
   constructor(
     readonly transport: UpstreamTransport,
     readonly role: UpstreamRole,
     readonly weight: number,
     errorWindowMs: number,
+    private readonly network: string,
   ) {
     this.errors = new ErrorWindow(errorWindowMs);
   }
@@ -69,7 +81,27 @@ class Upstream {
   get name(): string {
     return this.transport.name;
   }
+
+  /** Metrics for calls of `method` ("batch" for the latency of a batch). */
+  metricsFor(method: string): CallMetrics {
+    const label = method === 'batch' ? method : methodLabel(method);
+    let found = this.callMetrics.get(label);
+    if (!found) {
+      const cell = (outcome: string) => metrics.upstreamCalls.cell(this.network, this.name, label, outcome);
+      found = {
+        latency: metrics.upstreamDuration.labels(this.network, this.name, label),
+        result: cell('result'),
+        error: cell('error'),
+        failed: cell('failed'),
+      };
+      this.callMetrics.set(label, found);
+    }
+    return found;
+  }
 }
+
+/** How long start() waits for the first health check: a hanging upstream must not hold up the service. */
+const FIRST_CHECK_WAIT_MS = 2_000;
 
 /** How long a filter id is remembered after its last use (nodes drop filters idle for 5 minutes). */
 const FILTER_IDLE_MS = 15 * 60_000;
@@ -86,12 +118,6 @@ export class UpstreamPool {
   private timer: NodeJS.Timeout | undefined;
   private probing: Promise<void> | undefined;
   private readonly log: Logger;
-  private readonly observe = childCache((upstream, method) =>
-    metrics.upstreamDuration.labels(this.options.network, upstream, method),
-  );
-  private readonly count = childCache((upstream, method, outcome) =>
-    metrics.upstreamCalls.labels(this.options.network, upstream, methodLabel(method), outcome),
-  );
 
   constructor(
     members: PoolMember[],
@@ -99,7 +125,7 @@ export class UpstreamPool {
   ) {
     if (members.length === 0) throw new Error('a network needs at least one upstream');
     this.members = members.map(
-      (m) => new Upstream(m.transport, m.role ?? 'primary', m.weight ?? 1, options.health.errorWindowMs),
+      (m) => new Upstream(m.transport, m.role ?? 'primary', m.weight ?? 1, options.health.errorWindowMs, options.network),
     );
     this.log = options.logger.child({ network: options.network });
     for (const m of this.members) metrics.upstreamHealthy.labels(options.network, m.name, m.role).set(1);
@@ -108,7 +134,7 @@ export class UpstreamPool {
 
   /** Runs the first health check (so the head is known before traffic) and schedules the next ones. */
   async start(): Promise<void> {
-    await this.checkHealth();
+    await Promise.race([this.checkHealth(), sleep(FIRST_CHECK_WAIT_MS, undefined, { ref: false })]);
     this.timer = setInterval(() => void this.checkHealth(), this.options.health.checkIntervalMs);
     this.timer.unref();
   }
@@ -134,8 +160,14 @@ export class UpstreamPool {
     }));
   }
 
-  async send(call: UpstreamCall): Promise<RpcOutcome> {
+  send(call: UpstreamCall): Promise<RpcOutcome> {
     const candidates = this.candidatesFor(call);
+    // One candidate: nothing to fail over to, so no loop (and no promise of its own).
+    if (candidates.length === 1 && !FILTER_CREATE_METHODS.has(call.method)) return this.attempt(candidates[0], call);
+    return this.sendWithFailover(call, candidates);
+  }
+
+  private async sendWithFailover(call: UpstreamCall, candidates: Upstream[]): Promise<RpcOutcome> {
     let failure: UpstreamError | undefined;
     let behind: RpcOutcome | undefined;
     for (let i = 0; i < candidates.length; i++) {
@@ -239,16 +271,17 @@ export class UpstreamPool {
   // --- calls and their bookkeeping
 
   private async attempt(member: Upstream, call: UpstreamCall): Promise<RpcOutcome> {
+    const counts = member.metricsFor(call.method);
     const started = performance.now();
     try {
       const outcome = await member.transport.send(call);
-      this.observe(member.name, methodLabel(call.method)).observe((performance.now() - started) / 1000);
-      this.count(member.name, call.method, outcome.error === undefined ? 'result' : 'error').inc();
+      counts.latency.observe((performance.now() - started) / 1000);
+      (outcome.error === undefined ? counts.result : counts.error).pending++;
       member.errors.record(false, started);
       return outcome;
     } catch (err) {
-      this.observe(member.name, methodLabel(call.method)).observe((performance.now() - started) / 1000);
-      this.count(member.name, call.method, 'failed').inc();
+      counts.latency.observe((performance.now() - started) / 1000);
+      counts.failed.pending++;
       this.onFailure(member, err, started);
       throw err;
     }
@@ -258,13 +291,16 @@ export class UpstreamPool {
     const started = performance.now();
     try {
       const outcomes = await member.transport.sendBatch(calls);
-      this.observe(member.name, 'batch').observe((performance.now() - started) / 1000);
-      calls.forEach((call, i) => this.count(member.name, call.method, outcomes[i].error === undefined ? 'result' : 'error').inc());
+      member.metricsFor('batch').latency.observe((performance.now() - started) / 1000);
+      calls.forEach((call, i) => {
+        const counts = member.metricsFor(call.method);
+        (outcomes[i].error === undefined ? counts.result : counts.error).pending++;
+      });
       member.errors.record(false, started);
       return outcomes;
     } catch (err) {
-      this.observe(member.name, 'batch').observe((performance.now() - started) / 1000);
-      for (const call of calls) this.count(member.name, call.method, 'failed').inc();
+      member.metricsFor('batch').latency.observe((performance.now() - started) / 1000);
+      for (const call of calls) member.metricsFor(call.method).failed.pending++;
       this.onFailure(member, err, started);
       throw err;
     }
