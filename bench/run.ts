@@ -14,21 +14,28 @@ const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {
 
 const RESULTS_FILE = repoPath('bench-results.json');
 
-/** Figures named <row>.<column> shown as a table: one row per prefix, one column per last segment. */
+/**
+ * Figures named <row>.<column>: rows that measure throughput (they have an `rps` column) as one table, every
+ * other figure (ratios, ...) one per line.
+ */
 function printTable(figures: Record<string, Figure>): void {
-  const rows = new Map<string, Map<string, string>>();
-  const columns: string[] = [];
-  for (const [name, { value, unit }] of Object.entries(figures)) {
+  const rows = new Map<string, Map<string, Figure>>();
+  for (const [name, figure] of Object.entries(figures)) {
     const cut = name.lastIndexOf('.');
     const row = name.slice(0, cut);
-    const column = `${name.slice(cut + 1)} (${unit})`;
-    if (!columns.includes(column)) columns.push(column);
     if (!rows.has(row)) rows.set(row, new Map());
-    rows.get(row)!.set(column, String(value));
+    rows.get(row)!.set(name.slice(cut + 1), figure);
   }
-  const table = [['', ...columns], ...[...rows].map(([row, cells]) => [row, ...columns.map((c) => cells.get(c) ?? '')])];
-  const widths = table[0].map((_, i) => Math.max(...table.map((line) => line[i].length)));
+  const measured = [...rows].filter(([, cells]) => cells.has('rps'));
+  const columns = [...new Set(measured.flatMap(([, cells]) => [...cells.keys()]))];
+  const header = ['', ...columns.map((c) => `${c} (${measured.find(([, cells]) => cells.has(c))![1].get(c)!.unit})`)];
+  const table = [header, ...measured.map(([row, cells]) => [row, ...columns.map((c) => String(cells.get(c)?.value ?? ''))])];
+  const widths = header.map((_, i) => Math.max(...table.map((line) => line[i].length)));
   for (const line of table) console.log(line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+  for (const [row, cells] of rows) {
+    if (cells.has('rps')) continue;
+    for (const [column, { value, unit }] of cells) console.log(`${row}.${column}: ${value} ${unit}`);
+  }
 }
 
 async function main(): Promise<void> {

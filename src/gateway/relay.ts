@@ -13,7 +13,7 @@ import type { Network } from './network.js';
 import type { UpstreamCall } from './upstream/types.js';
 import { isFilterMethod, isRead } from './failsafe/policy.js';
 import { cacheKey, cacheRule, isCacheable, mayHaveCached, safeBlockOf, type CacheRule } from './cache/policy.js';
-import type { ResultCache, CacheTier } from './cache/store.js';
+import type { ResultCache, CacheTier, CachedResult } from './cache/store.js';
 import { Coalescer } from './cache/coalesce.js';
 import { checkLogsRange } from './limits.js';
 import { metrics, methodLabel } from './metrics.js';
@@ -87,7 +87,7 @@ export class Relay {
         }
         const cacheable = isRead(call.method) ? this.cacheable(call) : undefined;
         const hit = cacheable && (await this.lookup(call.method, cacheable));
-        if (hit !== undefined) answers[index] = { result: hit };
+        if (hit !== undefined) answers[index] = { result: hit.value, raw: hit.text };
         else pending.push({ index, call, cacheable });
       }),
     );
@@ -115,7 +115,7 @@ export class Relay {
 
   private async cachedRead(call: UpstreamCall, cacheable: Cacheable): Promise<RpcOutcome> {
     const hit = await this.lookup(call.method, cacheable);
-    return hit !== undefined ? { result: hit } : this.read(call, cacheable);
+    return hit !== undefined ? { result: hit.value, raw: hit.text } : this.read(call, cacheable);
   }
 
   private checkLimits(call: UpstreamCall): void {
@@ -139,7 +139,7 @@ export class Relay {
   }
 
   /** The cached result, from memory or else Redis; undefined on a miss. */
-  private async lookup(method: string, { key }: Cacheable): Promise<unknown> {
+  private async lookup(method: string, { key }: Cacheable): Promise<CachedResult | undefined> {
     const cache = this.cache!;
     let tier: CacheTier = 'memory';
     let value = cache.fromMemory(key);

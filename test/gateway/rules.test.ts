@@ -5,6 +5,7 @@ import { cacheRule, isCacheable, mayHaveCached, safeBlockOf, cacheKey } from '..
 import { mayRetry, isBehindAnswer, isRead } from '../../src/gateway/failsafe/policy.js';
 import { checkLogsRange } from '../../src/gateway/limits.js';
 import { UpstreamError, RpcError } from '../../src/gateway/errors.js';
+import { response, serializeResponse } from '../../src/gateway/jsonrpc.js';
 
 describe('gateway rules', () => {
   describe('error window', () => {
@@ -105,5 +106,18 @@ describe('gateway rules', () => {
     assert.doesNotThrow(() => checkLogsRange([{ fromBlock: '0x0', toBlock: '0xffff' }], 0, chain));
     assert.doesNotThrow(() => checkLogsRange([{ fromBlock: '0x0' }], 100, { head: undefined, finalized: undefined }));
     assert.doesNotThrow(() => checkLogsRange([{ blockHash: '0x12' }], 100, chain));
+  });
+
+  it('splices a cached result into the reply exactly as JSON.stringify would write it', () => {
+    const block = { number: '0x10', hash: '0xab', transactions: [], extra: 'quote " and \\ backslash' };
+    const raw = JSON.stringify(block);
+    for (const id of [7, 'a"b', null]) {
+      const spliced = serializeResponse(response(id, { result: block, raw }));
+      assert.equal(spliced, JSON.stringify({ jsonrpc: '2.0', id, result: block }));
+    }
+    const batch = [response(1, { result: block, raw }), response(2, { result: '0x1' }), response(3, { error: { code: -32000, message: 'x' } })];
+    assert.deepEqual(JSON.parse(serializeResponse(batch)), JSON.parse(JSON.stringify(batch)));
+    // A reply serialized the plain way never carries the spliced text twice.
+    assert.equal(JSON.stringify(response(1, { result: block, raw })), JSON.stringify({ jsonrpc: '2.0', id: 1, result: block }));
   });
 });

@@ -21,8 +21,13 @@ export interface ResultCacheOptions {
 
 export type CacheTier = 'memory' | 'redis';
 
-interface Entry {
+/** A cached result, parsed and as JSON text (spliced into replies, see jsonrpc.ts serializeResponse). */
+export interface CachedResult {
   value: unknown;
+  text: string;
+}
+
+interface Entry extends CachedResult {
   size: number;
 }
 
@@ -44,12 +49,12 @@ export class ResultCache {
   }
 
   /** The in-process entry, synchronously (the common hit needs no promise). */
-  fromMemory(key: string): unknown {
-    return this.memory?.get(key)?.value;
+  fromMemory(key: string): CachedResult | undefined {
+    return this.memory?.get(key);
   }
 
   /** The Redis entry, when Redis is configured and answers. */
-  async fromRedis(key: string): Promise<unknown> {
+  async fromRedis(key: string): Promise<CachedResult | undefined> {
     const redis = this.options.redis;
     if (!redis) return undefined;
     let text: string | null;
@@ -67,13 +72,14 @@ export class ResultCache {
       this.redisTrouble('get', err);
       return undefined;
     }
-    this.memory?.set(key, { value, size: entrySize(key, text) });
-    return value;
+    const entry = { value, text, size: entrySize(key, text) };
+    this.memory?.set(key, entry);
+    return entry;
   }
 
   store(key: string, value: unknown): void {
     const text = JSON.stringify(value);
-    this.memory?.set(key, { value, size: entrySize(key, text) });
+    this.memory?.set(key, { value, text, size: entrySize(key, text) });
     this.options.redis
       ?.set(this.options.redisPrefix + key, text, 'EX', this.options.redisTtlSeconds)
       .catch((err: unknown) => this.redisTrouble('set', err));
@@ -88,7 +94,10 @@ export class ResultCache {
   }
 }
 
-/** Bytes an entry holds: its JSON text and key (UTF-16 in memory, so two per character). */
+/**
+ * Bytes an entry holds, roughly: its key and JSON text (up to two bytes per character) and the parsed value
+ * (about as much again).
+ */
 function entrySize(key: string, text: string): number {
-  return 2 * (key.length + text.length) + 64;
+  return 2 * key.length + 4 * text.length + 64;
 }

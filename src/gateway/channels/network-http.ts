@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
-import { parseJson, errorResponse, idOf } from '../jsonrpc.js';
+import { parseJson, errorResponse, idOf, serializeResponse } from '../jsonrpc.js';
 import { rpcErrors, asRpcError } from '../errors.js';
 import { readBody, isJsonContentType, sendJson } from '../../http/io.js';
 import { answerBody, type AnswerContext } from './answer.js';
@@ -36,7 +36,7 @@ export async function handleNetworkHttp(
     const admitted = caller.admit(costOf(body));
     if (admitted) await admitted;
     const answer = await answerBody(httpAnswerContext(gw, networkName), body);
-    sendJson(res, answer.status, JSON.stringify(answer.body));
+    sendJson(res, answer.status, serializeResponse(answer.body));
   } catch (err) {
     const error = asRpcError(err);
     sendJson(res, error.status, JSON.stringify(errorResponse(Array.isArray(body) ? null : idOf(body), error)));

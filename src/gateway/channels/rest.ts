@@ -8,7 +8,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
 import type { MethodsListing } from '../../generated/jsonrpc/methods-listing.js';
-import { checkEnvelope, checkParams, parseJson, idOf, response, errorResponse, type CheckedRequest, type JsonRpcId } from '../jsonrpc.js';
+import {
+  checkEnvelope,
+  checkParams,
+  parseJson,
+  idOf,
+  response,
+  errorResponse,
+  serializeResponse,
+  type CheckedRequest,
+  type JsonRpcId,
+} from '../jsonrpc.js';
 import { rpcErrors, asRpcError, RpcError } from '../errors.js';
 import { readBody, isJsonContentType, sendJson } from '../../http/io.js';
 import type { Caller } from '../access/access.js';
@@ -51,7 +61,7 @@ export async function handleRest(
     if (admitted) await admitted;
     checkParams(request);
     const outcome = await relay.call(request);
-    sendJson(res, outcome.error ? 502 : 200, JSON.stringify(response(request.id, outcome)));
+    sendJson(res, outcome.error ? 502 : 200, serializeResponse(response(request.id, outcome)));
   } catch (err) {
     const error = asRpcError(err);
     sendJson(res, error.status, JSON.stringify(errorResponse(id, error)));

@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
 import type { Gateway } from '../gateway.js';
 import { performance } from 'node:perf_hooks';
-import { parseJson, errorResponse, idOf, type CheckedRequest, type RpcOutcome } from '../jsonrpc.js';
+import { parseJson, errorResponse, idOf, serializeResponse, type CheckedRequest, type RpcOutcome } from '../jsonrpc.js';
 import { asRpcError, rpcErrors, RpcError } from '../errors.js';
 import type { SubscriberSink } from '../subscriptions.js';
 import { answerBody, type AnswerContext } from './answer.js';
@@ -88,7 +88,7 @@ export class WebSocketChannel {
       Promise.resolve(connection.admit(costOf(body)))
         .then(() => answerBody(ctx, body))
         .then(
-          (answer) => done(answer.status, JSON.stringify(answer.body)),
+          (answer) => done(answer.status, serializeResponse(answer.body)),
           (err) => {
             const error = asRpcError(err);
             done(error.status, JSON.stringify(errorResponse(Array.isArray(body) ? null : idOf(body), error)));
