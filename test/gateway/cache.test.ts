@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { Wallet } from 'ethers';
 import { startTestService, type TestService } from '../support/service.js';
 import { postWithHost } from '../support/http.js';
-import { AnvilProcess, readMetrics, type MetricsReading } from '../support/upstreams.js';
+import { AnvilProcess, readMetrics, eventually, type MetricsReading } from '../support/upstreams.js';
 
 const DEV = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -89,6 +89,9 @@ describe('gateway cache', function () {
         type: 2,
       });
       const hash = await anvil.rpc('eth_sendRawTransaction', [raw]);
+      // anvil answers with the hash before its automine has made the block.
+      const mined = () => eventually(async () => (await anvil.rpc('eth_getTransactionReceipt', [hash])) !== null, 10_000, 'receipt');
+      await mined();
       await pool.checkHealth();
 
       const receipt = await call(service, 'eth_getTransactionReceipt', [hash]);
@@ -105,6 +108,7 @@ describe('gateway cache', function () {
       // Mined again and buried under enough blocks: now it is kept, and served without the upstream.
       const again = await anvil.rpc('eth_sendRawTransaction', [raw]);
       assert.equal(again, hash);
+      await mined();
       await anvil.rpc('anvil_mine', ['0x5']);
       await pool.checkHealth();
       const m0 = await readMetrics(service.url);
