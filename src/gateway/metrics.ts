@@ -37,9 +37,11 @@ export interface CounterCell {
  */
 export class CounterCells<L extends string> {
   readonly counter: Counter<L>;
+  private readonly labelNames: readonly L[];
   private readonly cells = new Map<string, { cell: CounterCell; labels: Partial<Record<L, string>> }>();
 
   constructor(config: Omit<CounterConfiguration<L>, 'collect' | 'registers'>) {
+    this.labelNames = config.labelNames ?? [];
     const cells = this.cells;
     this.counter = new Counter<L>({
       ...config,
@@ -59,7 +61,7 @@ export class CounterCells<L extends string> {
     let entry = this.cells.get(key);
     if (!entry) {
       const labels: Partial<Record<L, string>> = {};
-      (this.counter as unknown as { labelNames: L[] }).labelNames.forEach((name, i) => (labels[name] = values[i]));
+      this.labelNames.forEach((name, i) => (labels[name] = values[i]));
       entry = { cell: { pending: 0 }, labels };
       this.cells.set(key, entry);
     }

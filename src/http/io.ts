@@ -34,6 +34,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 
 /** `application/json`, with or without parameters such as charset. */
 export function isJsonContentType(value: string | undefined): boolean {
+  if (value === 'application/json') return true; // the common case, without allocating
   if (!value) return false;
   const type = value.split(';', 1)[0].trim().toLowerCase();
   return type === 'application/json';
