@@ -5,6 +5,7 @@
  * own here.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { repoPath } from '../src/paths.js';
 import { benchGateway, type Figure } from './gateway.js';
 
@@ -38,16 +39,24 @@ function printTable(figures: Record<string, Figure>): void {
   }
 }
 
+/** The figures compare processes sharing the machine's cores: anything else running skews them. */
+function warnIfBusy(when: string): void {
+  const [oneMinute] = loadavg();
+  if (oneMinute > 1) console.error(`note: load average ${oneMinute.toFixed(2)} at the ${when}: other work may skew these figures`);
+}
+
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((name) => !(name in SUITES));
   if (unknown.length > 0) throw new Error(`unknown suite(s) ${unknown.join(', ')}; known: ${Object.keys(SUITES).join(', ')}`);
   const figures: Record<string, Figure> = {};
+  warnIfBusy('start');
   for (const [name, suite] of Object.entries(SUITES)) {
     if (wanted.length > 0 && !wanted.includes(name)) continue;
     console.error(`suite ${name}`);
     Object.assign(figures, await suite());
   }
+  warnIfBusy('end');
   printTable(figures);
   const previous: Record<string, Figure> = existsSync(RESULTS_FILE) ? JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) : {};
   writeFileSync(RESULTS_FILE, JSON.stringify({ ...previous, ...figures }, null, 2) + '\n');
