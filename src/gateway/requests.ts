@@ -83,7 +83,8 @@ export function serveGateway(
   res: ServerResponse,
   query: URLSearchParams,
 ): void {
-  const started = performance.now();
+  // The clock is read only for the debug log line.
+  const started = gw.logger.isLevelEnabled('debug') ? performance.now() : 0;
   const channel: Channel = route.kind === 'network' ? 'http' : req.method === 'POST' ? 'rest-post' : 'rest-get';
   const network = route.kind === 'network' ? route.network : restNetworkLabel(gw, route.path);
   let caller: Caller | undefined;

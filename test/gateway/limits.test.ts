@@ -63,9 +63,11 @@ describe('gateway limits, request ids and request metrics', function () {
       const given = await post({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, { 'x-request-id': 'trace-42' });
       assert.equal(given.headers.get('x-request-id'), 'trace-42');
       const made = await http(`${service.url}/v1/jsonrpc/mainnet/eth_blockNumber`);
-      assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+      const fresh = /^[0-9a-f]{12}-[0-9a-z]+$/;
+      assert.match(made.headers.get('x-request-id') ?? '', fresh);
       const replaced = await http(`${service.url}/v1/jsonrpc/mainnet/eth_blockNumber`, { headers: { 'x-request-id': 'bad id with spaces' } });
-      assert.match(replaced.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+      assert.match(replaced.headers.get('x-request-id') ?? '', fresh);
+      assert.notEqual(replaced.headers.get('x-request-id'), made.headers.get('x-request-id'));
       const refused = await http(`${service.url}/v1/jsonrpc/nowhere/eth_blockNumber`);
       assert.equal(refused.status, 404);
       assert.ok(refused.headers.get('x-request-id'));
