@@ -1,18 +1,20 @@
 /**
  * The runtime's ceiling for a JSON-RPC relay: a node:http server that forwards each POST body to one
- * upstream through an undici pool and sends the upstream's bytes back, with nothing else. It uses undici's
- * lowest-overhead API (dispatch with a handler collecting the answer), as the gateway's HTTP upstream
- * does, and the same pool settings, so that the comparison measures the gateway's features rather than
- * a difference in client plumbing.
+ * upstream through an undici pool and sends the upstream's bytes back, with nothing else.
  *
- *   node dist/bench/bare-relay.js <port> <upstream url>
+ * - `dispatch` (the default, the ceiling): undici's lowest-overhead API, a handler collecting the answer,
+ *   as the gateway's HTTP upstream uses it, so that the comparison measures the gateway's features rather
+ *   than client plumbing;
+ * - `request`: pool.request() and body.arrayBuffer(), the way most Node relays are written.
+ *
+ *   node dist/bench/bare-relay.js <port> <upstream url> [dispatch|request]
  */
 import { createServer, type ServerResponse } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
 
-const [port, upstream] = process.argv.slice(2);
-if (!port || !upstream) {
-  console.error('usage: bare-relay <port> <upstream url>');
+const [port, upstream, api = 'dispatch'] = process.argv.slice(2);
+if (!port || !upstream || (api !== 'dispatch' && api !== 'request')) {
+  console.error('usage: bare-relay <port> <upstream url> [dispatch|request]');
   process.exit(2);
 }
 const target = new URL(upstream);
@@ -48,12 +50,24 @@ class Forward implements Dispatcher.DispatchHandler {
   }
 }
 
+function viaRequest(body: Buffer, res: ServerResponse): void {
+  pool
+    .request({ path: target.pathname, method: 'POST', headers, body })
+    .then(async (answer) => {
+      const bytes = Buffer.from(await answer.body.arrayBuffer());
+      res.writeHead(answer.statusCode, { 'content-type': 'application/json', 'content-length': bytes.length });
+      res.end(bytes);
+    })
+    .catch(() => res.writeHead(502).end());
+}
+
 createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-    pool.dispatch({ path: target.pathname, method: 'POST', headers, body }, new Forward(res));
+    if (api === 'request') viaRequest(body, res);
+    else pool.dispatch({ path: target.pathname, method: 'POST', headers, body }, new Forward(res));
   });
 }).listen(Number(port), '127.0.0.1');
 

@@ -4,7 +4,8 @@
  *
  *   anvil        eth_blockNumber straight to the chain
  *   nginx        a plain reverse proxy (one worker, upstream keep-alive)
- *   bare relay   node:http + undici pool forwarding bytes (bench/bare-relay.ts): the runtime's ceiling
+ *   bare relay   node:http + undici pool forwarding bytes (bench/bare-relay.ts): the runtime's ceiling,
+ *                with undici's dispatch API, and once more written the usual way (pool.request)
  *   gateway      uncached eth_blockNumber on {network_url}/, the REST GET channel, a batch of 10, and
  *                repeated eth_getBlockByNumber over 1,000 old blocks drawn with a Zipf skew
  *
@@ -91,8 +92,10 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
     const post = (url: string, body = BLOCK_NUMBER): Workload => ({ url, method: 'POST', body });
     const nginx = await startNginx(anvil.httpUrl);
     stops.push(() => nginx.stop());
-    const bare = await startBareRelay(anvil.httpUrl);
+    const bare = await startBareRelay(anvil.httpUrl, 'dispatch');
     stops.push(() => bare.stop());
+    const bareRequest = await startBareRelay(anvil.httpUrl, 'request');
+    stops.push(() => bareRequest.stop());
     // Gateway relaying every request (no coalescing), for the uncached, REST and batch runs.
     const relaying = await startGateway(anvil.httpUrl, { COALESCE_READS: 'false' }, 'relay');
     stops.push(() => relaying.stop());
@@ -108,6 +111,7 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
       await measure('baseline.anvil', post(chain));
       await measure('baseline.nginx', post(nginx.url));
       await measure('baseline.bare_relay', post(bare.url), bare.child);
+      await measure('baseline.bare_relay_request_api', post(bareRequest.url), bareRequest.child);
 
       await runLoad(post(relaying.networkUrl), warmup);
       let calls = await relaying.upstreamCalls('eth_blockNumber');
@@ -154,6 +158,10 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
     figures['gateway.batch10.calls_per_s'] = { value: round(best.get('batch10')!.rps * 10), unit: 'calls/s' };
     const [uncached, bareBest, nginxBest, repeated] = ['uncached', 'baseline.bare_relay', 'baseline.nginx', 'repeated_read'].map((n) => best.get(n)!);
     figures['gateway.ratio.uncached_vs_bare_relay'] = { value: round(uncached.rps / bareBest.rps, 3), unit: 'x' };
+    figures['gateway.ratio.uncached_vs_bare_relay_request_api'] = {
+      value: round(uncached.rps / best.get('baseline.bare_relay_request_api')!.rps, 3),
+      unit: 'x',
+    };
     figures['gateway.ratio.uncached_vs_nginx'] = { value: round(uncached.rps / nginxBest.rps, 3), unit: 'x' };
     figures['gateway.ratio.p99_uncached_vs_nginx'] = { value: round(uncached.p99Ms / nginxBest.p99Ms, 3), unit: 'x' };
     figures['gateway.ratio.repeated_read_vs_uncached'] = { value: round(repeated.rps / uncached.rps, 3), unit: 'x' };
@@ -177,9 +185,9 @@ function printTargets(figures: Record<string, Figure>): void {
   check('repeated-read / uncached', 'gateway.ratio.repeated_read_vs_uncached', (v) => v >= 1.5, '>= 1.5');
 }
 
-async function startBareRelay(upstream: string): Promise<Relay> {
+async function startBareRelay(upstream: string, api: 'dispatch' | 'request'): Promise<Relay> {
   const port = await freePort();
-  const child = startChild(process.execPath, [repoPath('dist', 'bench', 'bare-relay.js'), String(port), upstream]);
+  const child = startChild(process.execPath, [repoPath('dist', 'bench', 'bare-relay.js'), String(port), upstream, api]);
   const url = `http://127.0.0.1:${port}/`;
   await waitForRpc(url, child);
   return { url, child, stop: () => child.stop() };
