@@ -3,11 +3,21 @@
  * environment; the merged result is checked against schemas/config.schema.json before anything starts.
  */
 import { readFileSync } from 'node:fs';
-import type { Config, NetworkConfig, UpstreamConfig } from './generated/config.js';
+import type { ApiKeyConfig, Config, NetworkConfig, UpstreamConfig } from './generated/config.js';
 import { validator, describeError } from './schemas.js';
 import { DEFAULT_RELAYED_METHODS } from './gateway/methods.js';
 
-export type { Config, NetworkConfig, UpstreamConfig, GatewayConfig, OrderbookConfig } from './generated/config.js';
+export type {
+  Config,
+  NetworkConfig,
+  UpstreamConfig,
+  GatewayConfig,
+  OrderbookConfig,
+  UpstreamHealthConfig,
+  CacheConfig,
+  ApiKeyConfig,
+  RateLimitConfig,
+} from './generated/config.js';
 
 /** Chain ids of the networks a name alone is enough for. */
 export const KNOWN_CHAIN_IDS: Readonly<Record<string, number>> = {
@@ -43,6 +53,24 @@ function defaults(): Config {
       maxBatchSize: 100,
       maxLogsBlockRange: 10_000,
       maxSubscriptionsPerConnection: 100,
+      health: {
+        checkIntervalMs: 2_000,
+        maxLagBlocks: 5,
+        maxErrorRate: 0.5,
+        errorWindowMs: 30_000,
+        minSamples: 10,
+        retryBehindErrors: true,
+      },
+      cache: {
+        maxBytes: 64 * 1024 * 1024,
+        reorgDepth: 64,
+        redis: true,
+        redisTtlSeconds: 24 * 3600,
+        coalesce: true,
+      },
+      apiKeys: [],
+      rateLimit: { perIp: 0, perKey: 0, windowSeconds: 1 },
+      trustProxy: false,
     },
     orderbook: {
       enabled: true,
@@ -75,12 +103,21 @@ function integer(env: Env, name: string): number | undefined {
   return Number(raw);
 }
 
-function onOff(env: Env, name: string): boolean | undefined {
+/** A decimal number such as 0.25. */
+function decimal(env: Env, name: string): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
-  if (raw === 'on' || raw === 'true') return true;
-  if (raw === 'off' || raw === 'false') return false;
-  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name} must be a non-negative number, got "${raw}"`);
+  return Number(raw);
+}
+
+/** true/false, 1/0 or on/off. */
+function boolean(env: Env, name: string): boolean | undefined {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'true' || raw === '1' || raw === 'on') return true;
+  if (raw === 'false' || raw === '0' || raw === 'off') return false;
+  throw new ConfigError(`${name} must be on or off (true or false), got "${env[name]}"`);
 }
 
 function list(raw: string | undefined): string[] | undefined {
@@ -114,10 +151,32 @@ function envNetworks(env: Env, fromFile: NetworkConfig[]): NetworkConfig[] {
       throw new ConfigError(`network "${name}" has no known chain id: set CHAIN_ID_${key}`);
     }
     const urls = list(env[`UPSTREAM_${key}`]);
-    const upstreams: UpstreamConfig[] = urls ? urls.map((url) => ({ url })) : (known?.upstreams ?? []);
+    // The environment names the upstreams; weight and role of a URL the config file also lists are kept.
+    const upstreams: UpstreamConfig[] = urls
+      ? urls.map((url) => known?.upstreams.find((u) => u.url === url) ?? { url })
+      : (known?.upstreams ?? []);
     const port = integer(env, `PORT_${key}`) ?? known?.port;
     return { name, chainId, upstreams, ...(port === undefined ? {} : { port }) };
   });
+}
+
+/**
+ * API_KEYS=key1,key2 (each with the default per-key limit) and API_KEYS_FILE, a JSON array of
+ * {"key", "label"?, "rateLimit"?}; together they replace the config file's list.
+ */
+function apiKeys(env: Env): ApiKeyConfig[] | undefined {
+  const fromList = list(env.API_KEYS)?.map((key) => ({ key }));
+  let fromFile: ApiKeyConfig[] | undefined;
+  if (env.API_KEYS_FILE) {
+    try {
+      fromFile = JSON.parse(readFileSync(env.API_KEYS_FILE, 'utf8'));
+    } catch (err) {
+      throw new ConfigError(`API_KEYS_FILE ${env.API_KEYS_FILE}: ${(err as Error).message}`);
+    }
+    if (!Array.isArray(fromFile)) throw new ConfigError(`API_KEYS_FILE ${env.API_KEYS_FILE} must hold a JSON array`);
+  }
+  if (!fromList && !fromFile) return undefined;
+  return [...(fromList ?? []), ...(fromFile ?? [])];
 }
 
 function fromEnv(env: Env, base: Config): Record<string, unknown> {
@@ -139,9 +198,31 @@ function fromEnv(env: Env, base: Config): Record<string, unknown> {
       maxBatchSize: integer(env, 'MAX_BATCH_SIZE'),
       maxLogsBlockRange: integer(env, 'MAX_LOGS_BLOCK_RANGE'),
       maxSubscriptionsPerConnection: integer(env, 'MAX_SUBSCRIPTIONS_PER_CONNECTION'),
+      health: strip({
+        checkIntervalMs: integer(env, 'HEALTH_CHECK_INTERVAL_MS'),
+        maxLagBlocks: integer(env, 'MAX_UPSTREAM_LAG_BLOCKS'),
+        maxErrorRate: decimal(env, 'UPSTREAM_MAX_ERROR_RATE'),
+        errorWindowMs: integer(env, 'UPSTREAM_ERROR_WINDOW_MS'),
+        minSamples: integer(env, 'UPSTREAM_ERROR_MIN_SAMPLES'),
+        retryBehindErrors: boolean(env, 'RETRY_BEHIND_ERRORS'),
+      }),
+      cache: strip({
+        maxBytes: integer(env, 'CACHE_MAX_BYTES'),
+        reorgDepth: integer(env, 'CACHE_REORG_DEPTH'),
+        redis: boolean(env, 'CACHE_REDIS'),
+        redisTtlSeconds: integer(env, 'CACHE_REDIS_TTL_SECONDS'),
+        coalesce: boolean(env, 'COALESCE_READS'),
+      }),
+      apiKeys: apiKeys(env),
+      rateLimit: strip({
+        perIp: integer(env, 'RATE_LIMIT_PER_IP'),
+        perKey: integer(env, 'RATE_LIMIT_PER_KEY'),
+        windowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS'),
+      }),
+      trustProxy: boolean(env, 'TRUST_PROXY'),
     }),
     orderbook: strip({
-      enabled: onOff(env, 'ORDERBOOK'),
+      enabled: boolean(env, 'ORDERBOOK'),
       network: env.ORDERBOOK_NETWORK,
       settlementContract: env.SETTLEMENT_CONTRACT,
       indexerStartBlock: integer(env, 'INDEXER_START_BLOCK'),
@@ -173,6 +254,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (!validate(config)) throw new ConfigError(describeError(validate.errors, 'config'));
   const names = config.networks.map((n) => n.name);
   if (new Set(names).size !== names.length) throw new ConfigError(`network names repeat: ${names.join(', ')}`);
+  const keys = config.gateway.apiKeys.map((k) => k.key);
+  if (new Set(keys).size !== keys.length) throw new ConfigError('an API key is listed twice');
   const pools = config.orderbook.tokenPricePools;
   if (pools && Object.keys(pools).length > 0 && !config.orderbook.nativeToken) {
     throw new ConfigError('TOKEN_PRICE_POOLS needs NATIVE_TOKEN: the token the pools pair with');

@@ -25,8 +25,18 @@ export class RpcError extends Error {
   }
 }
 
-/** Why an upstream call failed; `retryable` says whether another upstream may be asked instead. */
-export type UpstreamFailureReason = 'unreachable' | 'timeout' | 'bad-response' | 'http-status' | 'closed';
+/**
+ * Why an upstream call failed. 'unreachable' means the request never left the gateway (no connection could
+ * be made), so even a transaction may be sent elsewhere; after 'connection-lost', 'timeout' or 'closed' the
+ * upstream may have received and acted on it.
+ */
+export type UpstreamFailureReason =
+  | 'unreachable'
+  | 'connection-lost'
+  | 'timeout'
+  | 'bad-response'
+  | 'http-status'
+  | 'closed';
 
 export class UpstreamError extends RpcError {
   constructor(
@@ -63,7 +73,8 @@ export const rpcErrors = {
     new RpcError(400, -32600, `Content-Type must be application/json, got ${got ? `"${got}"` : 'none'}`),
   bodyTooLarge: (limit: number) => new RpcError(413, -32600, `request body exceeds ${limit} bytes`),
   batchTooLarge: (limit: number) => new RpcError(400, -32600, `batch exceeds ${limit} requests`),
-  rateLimited: (detail: string) => new RpcError(429, -32005, `rate limit exceeded: ${detail}`),
+  rateLimited: (detail: string, retryAfterSeconds?: number) =>
+    new RpcError(429, -32005, `rate limit exceeded: ${detail}`, retryAfterSeconds === undefined ? undefined : { retryAfterSeconds }),
   unauthorized: (detail: string) => new RpcError(401, -32600, detail),
   internal: () => new RpcError(500, -32603, 'Internal error'),
 };

@@ -8,6 +8,11 @@ import { Network } from './network.js';
 import { Relay } from './relay.js';
 import { GET_METHODS, POST_METHODS, SUBSCRIPTION_METHODS } from './methods.js';
 import { rpcErrors } from './errors.js';
+import { ResultCache } from './cache/store.js';
+import { Access } from './access/access.js';
+import { connectRedis } from './redis.js';
+import { knowMethods } from './metrics.js';
+import type { Redis } from 'ioredis';
 
 export interface NetworkEntry {
   network: Network;
@@ -24,11 +29,24 @@ export class Gateway {
     readonly config: Config,
     readonly logger: Logger,
     private readonly networks: Map<string, NetworkEntry>,
+    /** API keys and rate limits of every gateway channel. */
+    readonly access: Access,
+    private readonly redis: Redis | undefined,
   ) {
     this.relayedMethods = new Set(config.gateway.relayedMethods);
   }
 
   static async start(config: Config, logger: Logger): Promise<Gateway> {
+    const settings = config.gateway;
+    knowMethods(settings.relayedMethods);
+    const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger.child({ component: 'redis' })) : undefined;
+    const cache = new ResultCache({
+      maxBytes: settings.cache.maxBytes,
+      redis: settings.cache.redis ? redis : undefined,
+      redisTtlSeconds: settings.cache.redisTtlSeconds,
+      redisPrefix: 'ethgate:cache:',
+      logger,
+    });
     const networks = new Map<string, NetworkEntry>();
     const started = await Promise.allSettled(
       config.networks.map((nc) =>
@@ -38,12 +56,19 @@ export class Gateway {
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) {
       await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+      redis?.disconnect();
       throw (failed as PromiseRejectedResult).reason;
     }
     for (const s of started as PromiseFulfilledResult<Network>[]) {
-      networks.set(s.value.name, { network: s.value, relay: new Relay(s.value) });
+      const relay = new Relay(s.value, {
+        cache,
+        reorgDepth: settings.cache.reorgDepth,
+        coalesce: settings.cache.coalesce,
+        maxLogsBlockRange: settings.maxLogsBlockRange,
+      });
+      networks.set(s.value.name, { network: s.value, relay });
     }
-    return new Gateway(config, logger, networks);
+    return new Gateway(config, logger, networks, new Access(settings, redis, logger), redis);
   }
 
   get networkNames(): string[] {
@@ -74,5 +99,6 @@ export class Gateway {
 
   async stop(): Promise<void> {
     await Promise.all([...this.networks.values()].map(({ network }) => network.stop()));
+    this.redis?.disconnect();
   }
 }

@@ -4,14 +4,20 @@
  */
 import type { JsonRpcRequest } from '../generated/jsonrpc/request.js';
 import type { JsonRpcResponse, JsonRpcErrorObject } from '../generated/jsonrpc/response.js';
+import type { ValidateFunction } from 'ajv';
 import { validator, hasDefinition, describeError } from '../schemas.js';
 import { rpcErrors, RpcError } from './errors.js';
 
 export type { JsonRpcRequest, JsonRpcResponse, JsonRpcErrorObject };
 export type JsonRpcId = JsonRpcRequest['id'];
 
-/** What an upstream answered for one call, without the envelope. */
-export type RpcOutcome = { result: unknown; error?: undefined } | { error: JsonRpcErrorObject; result?: undefined };
+/**
+ * What an upstream answered for one call, without the envelope. `raw`, when present, is `result` already
+ * serialized (a cached result keeps its JSON), so that replying does not serialize it again.
+ */
+export type RpcOutcome =
+  | { result: unknown; raw?: string; error?: undefined }
+  | { error: JsonRpcErrorObject; result?: undefined; raw?: undefined };
 
 /** A request whose envelope and params have been checked; params is always an array. */
 export interface CheckedRequest {
@@ -55,10 +61,21 @@ export function checkEnvelope(value: unknown): CheckedRequest {
   return { id: value.id, method: value.method, params: value.params ?? [] };
 }
 
+/** Params validators of the methods that have one (a fixed set: names chosen by clients are not kept). */
+const paramsValidators = new Map<string, ValidateFunction>();
+
+function paramsValidator(method: string): ValidateFunction | undefined {
+  let validate = paramsValidators.get(method);
+  if (validate === undefined && hasDefinition(PARAMS_FILE, method)) {
+    validate = validator(`${PARAMS_FILE}#/$defs/${method}`);
+    paramsValidators.set(method, validate);
+  }
+  return validate;
+}
+
 export function checkParams(request: CheckedRequest): void {
-  if (!hasDefinition(PARAMS_FILE, request.method)) return;
-  const validate = validator(`${PARAMS_FILE}#/$defs/${request.method}`);
-  if (!validate(request.params)) {
+  const validate = paramsValidator(request.method);
+  if (validate && !validate(request.params)) {
     throw rpcErrors.invalidParams(describeError(validate.errors, 'params'));
   }
 }
@@ -70,10 +87,28 @@ export function checkRequest(value: unknown): CheckedRequest {
   return request;
 }
 
+/** The serialized result a response carries besides `result` (a symbol: JSON.stringify leaves it out). */
+const RAW_RESULT = Symbol('serialized result');
+type WithRaw = JsonRpcResponse & { [RAW_RESULT]?: string };
+
 export function response(id: JsonRpcId, outcome: RpcOutcome): JsonRpcResponse {
-  return outcome.error !== undefined
-    ? { jsonrpc: '2.0', id, error: outcome.error }
-    : { jsonrpc: '2.0', id, result: outcome.result };
+  if (outcome.error !== undefined) return { jsonrpc: '2.0', id, error: outcome.error };
+  const answer: WithRaw = { jsonrpc: '2.0', id, result: outcome.result };
+  if (outcome.raw !== undefined) answer[RAW_RESULT] = outcome.raw;
+  return answer;
+}
+
+/**
+ * The JSON text of a response or batch: like JSON.stringify, but a result that came serialized (from the
+ * cache) is spliced in as it is rather than serialized again, which for a block is most of the work.
+ */
+export function serializeResponse(body: JsonRpcResponse | JsonRpcResponse[]): string {
+  return Array.isArray(body) ? `[${body.map(serializeOne).join(',')}]` : serializeOne(body);
+}
+
+function serializeOne(answer: WithRaw): string {
+  const raw = answer[RAW_RESULT];
+  return raw === undefined ? JSON.stringify(answer) : `{"jsonrpc":"2.0","id":${JSON.stringify(answer.id)},"result":${raw}}`;
 }
 
 export function errorResponse(id: JsonRpcId, err: RpcError): JsonRpcResponse {

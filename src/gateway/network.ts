@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import { Anvil } from '../chain/anvil.js';
 import { HttpUpstream } from './upstream/http.js';
 import { WsUpstream } from './upstream/ws.js';
-import { UpstreamPool } from './upstream/pool.js';
+import { UpstreamPool, type PoolMember } from './upstream/pool.js';
 import type { UpstreamTransport } from './upstream/types.js';
 import { SubscriptionHub } from './subscriptions.js';
 
@@ -33,6 +33,7 @@ export class Network {
   static async start({ config, gateway, dataDir, logger }: NetworkOptions): Promise<Network> {
     const timeoutMs = gateway.upstreamTimeoutMs;
     const log = logger.child({ network: config.name });
+    const poolOptions = { network: config.name, chainId: config.chainId, health: gateway.health, logger };
     if (config.upstreams.length === 0) {
       const anvil = new Anvil({ name: config.name, chainId: config.chainId, runDir: join(dataDir, 'run'), logger: log });
       await anvil.start();
@@ -40,16 +41,21 @@ export class Network {
       const http = new HttpUpstream({ name, url: anvil.httpUrl, timeoutMs });
       const ws = new WsUpstream({ name, url: anvil.wsUrl, timeoutMs, logger: log });
       log.info({ url: anvil.httpUrl, chainId: config.chainId }, 'embedded anvil started');
-      return new Network(config.name, config.chainId, new UpstreamPool([http]), new SubscriptionHub(ws, config.name, log), anvil, [ws]);
+      const pool = new UpstreamPool([{ transport: http }], poolOptions);
+      await pool.start();
+      return new Network(config.name, config.chainId, pool, new SubscriptionHub(ws, config.name, log), anvil, [ws]);
     }
-    const transports = config.upstreams.map((u, i): UpstreamTransport => {
+    const members = config.upstreams.map((u, i): PoolMember => {
       const name = `${config.name}/${i}`;
-      return /^wss?:/.test(u.url)
+      const transport: UpstreamTransport = /^wss?:/.test(u.url)
         ? new WsUpstream({ name, url: u.url, timeoutMs, logger: log })
         : new HttpUpstream({ name, url: u.url, timeoutMs });
+      return { transport, role: u.role, weight: u.weight };
     });
-    const ws = transports.find((t): t is WsUpstream => t instanceof WsUpstream);
-    return new Network(config.name, config.chainId, new UpstreamPool(transports), new SubscriptionHub(ws, config.name, log), undefined, []);
+    const ws = members.map((m) => m.transport).find((t): t is WsUpstream => t instanceof WsUpstream);
+    const pool = new UpstreamPool(members, poolOptions);
+    await pool.start();
+    return new Network(config.name, config.chainId, pool, new SubscriptionHub(ws, config.name, log), undefined, []);
   }
 
   /** Whether an upstream answers at all (used by /healthz). */

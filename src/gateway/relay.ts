@@ -2,27 +2,178 @@
  * The path of a checked request from a channel to the network's upstreams. Channels call `call` for one
  * request and `batch` for several; both give what the upstream answered (result or error object). A fault
  * of the gateway or of the upstream transport is an RpcError: thrown by `call`, returned in place by `batch`.
+ *
+ * On the way: the eth_getLogs range limit, then for reads the cache (final results only, see
+ * cache/policy.ts) and coalescing of identical reads in flight; writes and filter calls go straight to the
+ * pool, which picks the upstream and fails over.
  */
 import type { CheckedRequest, RpcOutcome } from './jsonrpc.js';
 import { RpcError } from './errors.js';
 import type { Network } from './network.js';
+import type { UpstreamCall } from './upstream/types.js';
+import { isFilterMethod, isRead } from './failsafe/policy.js';
+import { cacheKey, cacheRule, isCacheable, mayHaveCached, safeBlockOf, type CacheRule } from './cache/policy.js';
+import type { ResultCache, CacheTier, CachedResult } from './cache/store.js';
+import { Coalescer } from './cache/coalesce.js';
+import { checkLogsRange } from './limits.js';
+import { metrics, methodLabel } from './metrics.js';
+
+export interface RelayOptions {
+  /** Absent or disabled: nothing is cached. */
+  cache?: ResultCache;
+  reorgDepth: number;
+  coalesce: boolean;
+  maxLogsBlockRange: number;
+}
+
+/** A read that may be answered from the cache, with what deciding that needs. */
+interface Cacheable {
+  rule: CacheRule;
+  key: string;
+}
 
 export class Relay {
-  constructor(readonly network: Network) {}
+  private readonly cache: ResultCache | undefined;
+  private readonly coalescer: Coalescer | undefined;
+  /** Networks share the cache (and Redis may be shared by deployments): keys start with network and chain. */
+  private readonly keyPrefix: string;
 
-  async call(request: CheckedRequest): Promise<RpcOutcome> {
-    return this.network.pool.send({ method: request.method, params: request.params });
+  constructor(
+    readonly network: Network,
+    private readonly options: RelayOptions,
+  ) {
+    this.cache = options.cache?.enabled ? options.cache : undefined;
+    this.coalescer = options.coalesce ? new Coalescer() : undefined;
+    this.keyPrefix = `${network.name}/${network.chainId}/`;
   }
 
-  /** One upstream batch for all of `requests`; a transport fault fails each of them. */
+  /** Not an async function, so that the common path adds no promise of its own; it never throws. */
+  call(request: CheckedRequest): Promise<RpcOutcome> {
+    const call: UpstreamCall = { method: request.method, params: request.params };
+    try {
+      this.checkLimits(call);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!isRead(call.method)) return this.network.pool.send(call);
+    const cacheable = this.cacheable(call);
+    return cacheable ? this.cachedRead(call, cacheable) : this.read(call, undefined);
+  }
+
+  /**
+   * Several requests, answered in their order: cache hits are taken out, filter calls go on their own
+   * (they are tied to one upstream), and the rest travel as one upstream batch. A transport fault fails
+   * each request of that batch; a refused request (eth_getLogs range) gets its own error.
+   */
   async batch(requests: CheckedRequest[]): Promise<(RpcOutcome | RpcError)[]> {
     if (requests.length === 0) return [];
-    try {
-      if (requests.length === 1) return [await this.call(requests[0])];
-      return await this.network.pool.sendBatch(requests.map((r) => ({ method: r.method, params: r.params })));
-    } catch (err) {
-      if (!(err instanceof RpcError)) throw err;
-      return requests.map(() => err);
+    if (requests.length === 1) return [await this.call(requests[0]).catch(inPlace)];
+
+    const answers: (RpcOutcome | RpcError)[] = new Array(requests.length);
+    const pending: { index: number; call: UpstreamCall; cacheable: Cacheable | undefined }[] = [];
+    const apart: Promise<void>[] = [];
+    await Promise.all(
+      requests.map(async (request, index) => {
+        const call: UpstreamCall = { method: request.method, params: request.params };
+        try {
+          this.checkLimits(call);
+        } catch (err) {
+          answers[index] = inPlace(err);
+          return;
+        }
+        if (isFilterMethod(call.method)) {
+          apart.push(this.network.pool.send(call).then((o) => void (answers[index] = o), (e) => void (answers[index] = inPlace(e))));
+          return;
+        }
+        const cacheable = isRead(call.method) ? this.cacheable(call) : undefined;
+        const hit = cacheable && (await this.lookup(call.method, cacheable));
+        if (hit !== undefined) answers[index] = { result: hit.value, raw: hit.text };
+        else pending.push({ index, call, cacheable });
+      }),
+    );
+    if (pending.length > 0) {
+      pending.sort((a, b) => a.index - b.index);
+      try {
+        const outcomes =
+          pending.length === 1
+            ? [await this.network.pool.send(pending[0].call)]
+            : await this.network.pool.sendBatch(pending.map((p) => p.call));
+        pending.forEach((p, i) => {
+          answers[p.index] = outcomes[i];
+          if (p.cacheable) this.keep(p.call, p.cacheable, outcomes[i]);
+        });
+      } catch (err) {
+        const error = inPlace(err);
+        for (const p of pending) answers[p.index] = error;
+      }
+    }
+    await Promise.all(apart);
+    return answers;
+  }
+
+  // --- steps
+
+  private async cachedRead(call: UpstreamCall, cacheable: Cacheable): Promise<RpcOutcome> {
+    const hit = await this.lookup(call.method, cacheable);
+    return hit !== undefined ? { result: hit.value, raw: hit.text } : this.read(call, cacheable);
+  }
+
+  private checkLimits(call: UpstreamCall): void {
+    if (call.method === 'eth_getLogs') {
+      const { pool } = this.network;
+      checkLogsRange(call.params, this.options.maxLogsBlockRange, { head: pool.head, finalized: pool.finalizedBlock });
     }
   }
+
+  /** The highest block whose results are final (see cache/policy.ts). */
+  private safeBlock(): number | undefined {
+    const { pool } = this.network;
+    return safeBlockOf(pool.head, pool.finalizedBlock, this.options.reorgDepth);
+  }
+
+  private cacheable(call: UpstreamCall): Cacheable | undefined {
+    if (!this.cache) return undefined;
+    const rule = cacheRule(call.method);
+    if (!rule || !mayHaveCached(rule, call.params, this.safeBlock())) return undefined;
+    return { rule, key: this.keyPrefix + cacheKey(call.method, call.params) };
+  }
+
+  /** The cached result, from memory or else Redis; undefined on a miss. */
+  private async lookup(method: string, { key }: Cacheable): Promise<CachedResult | undefined> {
+    const cache = this.cache!;
+    let tier: CacheTier = 'memory';
+    let value = cache.fromMemory(key);
+    if (value === undefined) {
+      tier = 'redis';
+      value = await cache.fromRedis(key);
+    }
+    // Only cacheable methods get here: a fixed set, so the method is a bounded label as it is.
+    if (value === undefined) metrics.cacheMisses.cell(this.network.name, method).pending++;
+    else metrics.cacheHits.cell(this.network.name, method, tier).pending++;
+    return value;
+  }
+
+  /** An upstream read, shared with identical reads in flight; a final result is kept in the cache. */
+  private read(call: UpstreamCall, cacheable: Cacheable | undefined): Promise<RpcOutcome> {
+    const fetch = cacheable
+      ? () => this.network.pool.send(call).then((outcome) => this.keep(call, cacheable, outcome))
+      : () => this.network.pool.send(call);
+    if (!this.coalescer) return fetch();
+    const key = cacheable?.key ?? `${call.method}:${JSON.stringify(call.params)}`;
+    return this.coalescer.run(key, fetch, () => metrics.coalesced.cell(this.network.name, methodLabel(call.method)).pending++);
+  }
+
+  private keep(call: UpstreamCall, { rule, key }: Cacheable, outcome: RpcOutcome): RpcOutcome {
+    if (outcome.error === undefined && isCacheable(rule, call.method, call.params, outcome.result, this.safeBlock())) {
+      this.cache!.store(key, outcome.result);
+      metrics.cacheStores.labels(this.network.name, call.method).inc();
+    }
+    return outcome;
+  }
+}
+
+/** A gateway or transport fault as the answer of one request of a batch. */
+function inPlace(err: unknown): RpcError {
+  if (err instanceof RpcError) return err;
+  throw err;
 }

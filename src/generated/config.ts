@@ -72,6 +72,90 @@ export interface GatewayConfig {
    */
   maxLogsBlockRange: number;
   maxSubscriptionsPerConnection: number;
+  health: UpstreamHealthConfig;
+  cache: CacheConfig;
+  /**
+   * When not empty, every gateway request needs one of these keys (API_KEYS, API_KEYS_FILE).
+   */
+  apiKeys: ApiKeyConfig[];
+  rateLimit: RateLimitConfig;
+  /**
+   * Take the client address from the first X-Forwarded-For entry (TRUST_PROXY); only behind a proxy that sets it.
+   */
+  trustProxy: boolean;
+}
+export interface UpstreamHealthConfig {
+  /**
+   * How often each upstream is asked eth_blockNumber (HEALTH_CHECK_INTERVAL_MS).
+   */
+  checkIntervalMs: number;
+  /**
+   * An upstream further than this behind the best head is taken out (MAX_UPSTREAM_LAG_BLOCKS).
+   */
+  maxLagBlocks: number;
+  /**
+   * Share of failed calls in the window above which an upstream is taken out (UPSTREAM_MAX_ERROR_RATE).
+   */
+  maxErrorRate: number;
+  /**
+   * Length of the sliding error-rate window (UPSTREAM_ERROR_WINDOW_MS).
+   */
+  errorWindowMs: number;
+  /**
+   * Calls the window needs before its error rate counts (UPSTREAM_ERROR_MIN_SAMPLES).
+   */
+  minSamples: number;
+  /**
+   * Retry a read on another upstream when the answer says the node lacks the block or state (RETRY_BEHIND_ERRORS).
+   */
+  retryBehindErrors: boolean;
+}
+export interface CacheConfig {
+  /**
+   * In-process cache size in bytes of JSON; 0 turns the in-process cache off (CACHE_MAX_BYTES).
+   */
+  maxBytes: number;
+  /**
+   * Blocks at least this far below the head (or at/below finalized) are final for the cache (CACHE_REORG_DEPTH).
+   */
+  reorgDepth: number;
+  /**
+   * Share cached results through Redis when REDIS_URL is set (CACHE_REDIS).
+   */
+  redis: boolean;
+  /**
+   * Lifetime of a cached result in Redis (CACHE_REDIS_TTL_SECONDS).
+   */
+  redisTtlSeconds: number;
+  /**
+   * Answer identical reads in flight with one upstream call (COALESCE_READS).
+   */
+  coalesce: boolean;
+}
+export interface ApiKeyConfig {
+  key: string;
+  /**
+   * A name for logs; the key itself is never logged.
+   */
+  label?: string;
+  /**
+   * Calls per rate-limit window for this key, replacing RATE_LIMIT_PER_KEY; 0 means unlimited.
+   */
+  rateLimit?: number;
+}
+export interface RateLimitConfig {
+  /**
+   * JSON-RPC calls per window from one client address; 0 means unlimited (RATE_LIMIT_PER_IP).
+   */
+  perIp: number;
+  /**
+   * JSON-RPC calls per window with one API key; 0 means unlimited (RATE_LIMIT_PER_KEY).
+   */
+  perKey: number;
+  /**
+   * Length of the rate-limit window (RATE_LIMIT_WINDOW_SECONDS).
+   */
+  windowSeconds: number;
 }
 export interface OrderbookConfig {
   /**

@@ -1,20 +1,21 @@
 /**
  * The service's HTTP listeners and how a request finds its handler:
- * - Host whose first label is a network (mainnet.localhost): POST / and GET /ws belong to that network;
- * - /v1/jsonrpc/...: the REST channel, and /v1/jsonrpc/:network/ws for WebSocket;
+ * - Host whose first label is a network (mainnet.localhost): POST / and GET /ws belong to that network
+ *   (also POST /<key> and GET /ws/<key> with an API key);
+ * - /v1/jsonrpc/...: the REST channel, and /v1/jsonrpc/:network/ws for WebSocket (also /v1/<key>/jsonrpc/...);
  * - /api/...: the order book; /healthz and /metrics;
  * - a network's dedicated listener (PORT_<NETWORK>): every request belongs to that network.
+ * Gateway requests then go through gateway/requests.ts (API key, request id, metrics).
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Gateway } from '../gateway/gateway.js';
 import type { WebSocketChannel } from '../gateway/channels/websocket.js';
-import { handleRest } from '../gateway/channels/rest.js';
-import { handleNetworkHttp } from '../gateway/channels/network-http.js';
+import { serveGateway, splitRestKey, networkPathKey, type GatewayRoute } from '../gateway/requests.js';
 import { errorResponse } from '../gateway/jsonrpc.js';
 import { asRpcError, rpcErrors, RpcError } from '../gateway/errors.js';
 import { registry } from '../metrics.js';
-import { sendJson } from './io.js';
+import { sendJson, presetHeader } from './io.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -56,11 +57,28 @@ function hostNetwork(gw: Gateway, host: string | undefined): string {
   return label;
 }
 
-/** {network_url}/ and {ws_url}/ws on the main port: the network comes from the Host header. */
-async function handleByHost(gw: Gateway, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-  const network = hostNetwork(gw, req.headers.host);
-  if (path === '/ws') throw rpcErrors.upgradeRequired();
-  return handleNetworkHttp(gw, network, req, res);
+const isWsPath = (path: string) => path === '/ws' || path.startsWith('/ws/');
+
+/**
+ * The gateway route of a request on the main listener, if it is one: REST (with or without a key), or by
+ * Host name POST / and POST /<key>. / and /ws throw the 404 naming the networks when the Host names none;
+ * /ws without an upgrade is 426.
+ */
+function gatewayRoute(gw: Gateway, path: string, host: string | undefined): GatewayRoute | undefined {
+  const rest = splitRestKey(path);
+  if (rest) return { kind: 'rest', ...rest };
+  if (path === '/') return { kind: 'network', network: hostNetwork(gw, host) };
+  if (isWsPath(path)) {
+    hostNetwork(gw, host);
+    throw rpcErrors.upgradeRequired();
+  }
+  const key = networkPathKey(path);
+  if (key === undefined) return undefined;
+  try {
+    return { kind: 'network', network: hostNetwork(gw, host), key };
+  } catch {
+    return undefined; // /<something> on a Host that names no network is just an unknown path
+  }
 }
 
 /** /v1/jsonrpc/:network/ws → network */
@@ -89,9 +107,11 @@ function refuseUpgrade(socket: Duplex, error: RpcError): void {
  * page may use {network_url} directly. Gives true when the request was a CORS preflight, now answered.
  */
 function allowAnyOrigin(req: IncomingMessage, res: ServerResponse): boolean {
-  res.setHeader('access-control-allow-origin', '*');
+  // Preset rather than res.setHeader: keeps sendJson's writeHead on Node's fast path.
+  presetHeader(res, 'access-control-allow-origin', '*');
   if (req.method !== 'OPTIONS') return false;
   res.writeHead(204, {
+    'access-control-allow-origin': '*',
     'access-control-allow-methods': 'GET, POST, OPTIONS',
     'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type',
     'access-control-max-age': '86400',
@@ -104,31 +124,39 @@ export function createMainServer(parts: ServerParts): Server {
   const server = createServer((req, res) => {
     const { path, query } = splitUrl(req.url);
     const gw = parts.gateway;
-    const isGatewayPath = path === '/' || path === '/ws' || path.startsWith(REST_PREFIX);
+    const isGatewayPath = path !== '/healthz' && path !== '/metrics' && !path.startsWith('/api/');
     if (isGatewayPath && allowAnyOrigin(req, res)) return;
-    let work: Promise<void> | void;
+    let work: Promise<void> | void = undefined;
+    let route: GatewayRoute | undefined;
     if (path === '/healthz') work = health(parts, res);
     else if (!gw) work = fail(res, starting);
-    else if (path === '/' || path === '/ws') work = handleByHost(gw, req, res, path);
-    else if (path.startsWith(REST_PREFIX)) work = handleRest(gw, req, res, path, query);
-    else if (path.startsWith('/api/')) work = parts.orderbook ? parts.orderbook(req, res) : orderbookAbsent(parts, res);
     else if (path === '/metrics') work = metrics(res);
-    else work = fail(res, rpcErrors.notFound(path));
+    else if (path.startsWith('/api/')) work = parts.orderbook ? parts.orderbook(req, res) : orderbookAbsent(parts, res);
+    else {
+      try {
+        route = gatewayRoute(gw, path, req.headers.host);
+      } catch (err) {
+        return fail(res, err);
+      }
+      if (route) serveGateway(gw, route, req, res, query);
+      else work = fail(res, rpcErrors.notFound(path));
+    }
     if (work) work.catch((err) => fail(res, err));
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const { path } = splitUrl(req.url);
     const { gateway: gw, ws } = parts;
     if (!gw || !ws) return refuseUpgrade(socket, starting);
+    const rest = splitRestKey(path);
     let network: string | undefined;
     try {
-      network = path === '/ws' ? hostNetwork(gw, req.headers.host) : restWsNetwork(path);
+      network = rest ? restWsNetwork(rest.path) : isWsPath(path) ? hostNetwork(gw, req.headers.host) : undefined;
     } catch (err) {
       return refuseUpgrade(socket, asRpcError(err));
     }
     if (!network) return refuseUpgrade(socket, rpcErrors.notFound(`no WebSocket endpoint at ${path}`));
     if (!gw.has(network)) return refuseUpgrade(socket, rpcErrors.unknownNetwork(network, gw.networkNames));
-    ws.upgrade(network, req, socket, head);
+    upgradeGateway(gw, ws, network, rest ? rest.key : networkPathKey(path), req, socket, head);
   });
   return server;
 }
@@ -137,11 +165,33 @@ export function createMainServer(parts: ServerParts): Server {
 export function createNetworkServer(gw: Gateway, ws: WebSocketChannel, network: string): Server {
   const server = createServer((req, res) => {
     if (allowAnyOrigin(req, res)) return;
-    if (req.method === 'GET' && splitUrl(req.url).path === '/ws') return fail(res, rpcErrors.upgradeRequired());
-    handleNetworkHttp(gw, network, req, res).catch((err) => fail(res, err));
+    const { path, query } = splitUrl(req.url);
+    if (req.method === 'GET' && isWsPath(path)) return fail(res, rpcErrors.upgradeRequired());
+    serveGateway(gw, { kind: 'network', network, key: networkPathKey(path) }, req, res, query);
   });
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.upgrade(network, req, socket, head));
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+    upgradeGateway(gw, ws, network, networkPathKey(splitUrl(req.url).path), req, socket, head),
+  );
   return server;
+}
+
+/** Hands a WebSocket upgrade to the channel once the caller's API key is accepted (else 401). */
+function upgradeGateway(
+  gw: Gateway,
+  ws: WebSocketChannel,
+  network: string,
+  key: string | undefined,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): void {
+  let caller;
+  try {
+    caller = gw.access.caller(req, key);
+  } catch (err) {
+    return refuseUpgrade(socket, asRpcError(err));
+  }
+  ws.upgrade(network, req, socket, head, caller);
 }
 
 /** /api/... without an order book, in the order book's own error shape. */

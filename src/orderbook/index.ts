@@ -48,7 +48,12 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
   try {
     await runner.start();
     const network = gateway.network(config.orderbook.network);
-    chain = await openChain({ network, config: config.orderbook, logger: log });
+    chain = await openChain({ network, config: config.orderbook, logger: log }).catch((err: Error) => {
+      throw new Error(
+        `order book on ${network.name}: ${err.message} (set SETTLEMENT_CONTRACT, or ORDERBOOK=off for a gateway only)`,
+        { cause: err },
+      );
+    });
     const book = new OrderBook({ events, readModels, runner, chain, config: config.orderbook });
     await book.start();
     const indexer = new Indexer({

@@ -1,7 +1,7 @@
 /**
  * Dev chains for tests.
  * - startTestChain: a fresh anvil reached two ways, as a ChainRpc over the gateway's own HTTP upstream
- *   transport (the path the order book uses in the service) and as an ethers JsonRpcProvider (a client).
+ *   transport (the gateway's transport the order book uses in the service, here without a pool) and as an ethers JsonRpcProvider (a client).
  * - prepareChain: a chain put into a known state for gateway tests: the Probe contract
  *   (test/support/contracts) is compiled with solc and deployed, a plain transfer is sent and Probe is poked
  *   so that blocks, receipts and a log exist. Everything goes straight to the chain's own URL.
@@ -12,7 +12,6 @@ import solc from 'solc';
 import { repoPath } from '../../src/paths.js';
 import { Anvil } from '../../src/chain/anvil.js';
 import { HttpUpstream } from '../../src/gateway/upstream/http.js';
-import { UpstreamPool } from '../../src/gateway/upstream/pool.js';
 import { logger } from '../../src/logger.js';
 import { chainRpcOverPool, type ChainRpc } from '../../src/orderbook/chain/rpc.js';
 
@@ -129,16 +128,16 @@ export async function startTestChain(options: { chainId?: number; args?: string[
   const chainId = options.chainId ?? 1;
   const anvil = new Anvil({ name: `chain-test-${chainId}`, chainId, logger, args: options.args });
   await anvil.start();
-  const pool = new UpstreamPool([new HttpUpstream({ name: 'anvil', url: anvil.httpUrl, timeoutMs: 10_000 })]);
+  const upstream = new HttpUpstream({ name: 'anvil', url: anvil.httpUrl, timeoutMs: 10_000 });
   const provider = new JsonRpcProvider(anvil.httpUrl, chainId, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 100 });
   return {
     anvil,
-    rpc: chainRpcOverPool(pool),
+    rpc: chainRpcOverPool(upstream),
     provider,
     send: (method, params = []) => provider.send(method, params),
     async stop() {
       provider.destroy();
-      await pool.close();
+      await upstream.close();
       await anvil.stop();
     },
   };

@@ -5,10 +5,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
-import { parseJson, errorResponse } from '../jsonrpc.js';
+import { parseJson, errorResponse, idOf, serializeResponse } from '../jsonrpc.js';
 import { rpcErrors, asRpcError } from '../errors.js';
 import { readBody, isJsonContentType, sendJson } from '../../http/io.js';
 import { answerBody, type AnswerContext } from './answer.js';
+import type { Caller } from '../access/access.js';
 
 export function httpAnswerContext(gw: Gateway, networkName: string): AnswerContext {
   return {
@@ -24,15 +25,32 @@ export async function handleNetworkHttp(
   networkName: string,
   req: IncomingMessage,
   res: ServerResponse,
+  caller: Caller,
 ): Promise<void> {
+  let body: unknown;
   try {
     if (req.method !== 'POST') throw rpcErrors.wrongHttpMethod('POST');
     if (!isJsonContentType(req.headers['content-type'])) throw rpcErrors.contentType(req.headers['content-type']);
-    const body = parseJson(await readBody(req, gw.config.gateway.maxBodyBytes));
+    body = parseJson(await readBody(req, gw.config.gateway.maxBodyBytes));
+    caller.method = methodOf(body);
+    const admitted = caller.admit(costOf(body));
+    if (admitted) await admitted;
     const answer = await answerBody(httpAnswerContext(gw, networkName), body);
-    sendJson(res, answer.status, JSON.stringify(answer.body));
+    sendJson(res, answer.status, serializeResponse(answer.body));
   } catch (err) {
     const error = asRpcError(err);
-    sendJson(res, error.status, JSON.stringify(errorResponse(null, error)));
+    sendJson(res, error.status, JSON.stringify(errorResponse(Array.isArray(body) ? null : idOf(body), error)));
   }
+}
+
+/** The method of a JSON-RPC body as metrics and logs name it: its method, or "batch". */
+export function methodOf(body: unknown): string | undefined {
+  if (Array.isArray(body)) return 'batch';
+  const method = (body as { method?: unknown } | null)?.method;
+  return typeof method === 'string' ? method : undefined;
+}
+
+/** What a body costs against rate limits: one per call. */
+export function costOf(body: unknown): number {
+  return Array.isArray(body) ? Math.max(1, body.length) : 1;
 }

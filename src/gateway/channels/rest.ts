@@ -8,9 +8,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
 import type { MethodsListing } from '../../generated/jsonrpc/methods-listing.js';
-import { checkEnvelope, checkParams, parseJson, idOf, response, errorResponse, type CheckedRequest, type JsonRpcId } from '../jsonrpc.js';
+import {
+  checkEnvelope,
+  checkParams,
+  parseJson,
+  idOf,
+  response,
+  errorResponse,
+  serializeResponse,
+  type CheckedRequest,
+  type JsonRpcId,
+} from '../jsonrpc.js';
 import { rpcErrors, asRpcError } from '../errors.js';
 import { readBody, isJsonContentType, sendJson } from '../../http/io.js';
+import type { Caller } from '../access/access.js';
 
 export async function handleRest(
   gw: Gateway,
@@ -18,6 +29,7 @@ export async function handleRest(
   res: ServerResponse,
   path: string,
   query: URLSearchParams,
+  caller: Caller,
 ): Promise<void> {
   // segments after /v1/jsonrpc/: [network] or [network, method]; a trailing slash adds nothing
   const segments = path.split('/').slice(3);
@@ -46,9 +58,12 @@ export async function handleRest(
       throw rpcErrors.wrongHttpMethod('GET or POST');
     }
 
+    caller.method = request.method;
+    const admitted = caller.admit(1);
+    if (admitted) await admitted;
     checkParams(request);
     const outcome = await relay.call(request);
-    sendJson(res, outcome.error ? 502 : 200, JSON.stringify(response(request.id, outcome)));
+    sendJson(res, outcome.error ? 502 : 200, serializeResponse(response(request.id, outcome)));
   } catch (err) {
     const error = asRpcError(err);
     sendJson(res, error.status, JSON.stringify(errorResponse(id, error)));

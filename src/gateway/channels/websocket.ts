@@ -7,11 +7,14 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
 import type { Gateway } from '../gateway.js';
-import { parseJson, errorResponse, type CheckedRequest, type RpcOutcome } from '../jsonrpc.js';
+import { performance } from 'node:perf_hooks';
+import { parseJson, errorResponse, idOf, serializeResponse, type CheckedRequest, type RpcOutcome } from '../jsonrpc.js';
 import { asRpcError, rpcErrors, RpcError } from '../errors.js';
 import type { SubscriberSink } from '../subscriptions.js';
 import { answerBody, type AnswerContext } from './answer.js';
-import { httpAnswerContext } from './network-http.js';
+import { httpAnswerContext, methodOf, costOf } from './network-http.js';
+import type { Caller, RequestFacts } from '../access/access.js';
+import { recordRequest } from '../requests.js';
 
 /** A client that lets this much pile up unread is cut off rather than allowed to grow our memory. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
@@ -23,12 +26,15 @@ export class WebSocketChannel {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: gw.config.gateway.maxBodyBytes });
   }
 
-  /** Takes over an HTTP upgrade for `networkName` (already known to exist). */
-  upgrade(networkName: string, req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(networkName, ws));
+  /**
+   * Takes over an HTTP upgrade for `networkName` (already known to exist) by `caller` (whose API key was
+   * accepted; its rate limits are charged per message).
+   */
+  upgrade(networkName: string, req: IncomingMessage, socket: Duplex, head: Buffer, caller: Caller): void {
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(networkName, ws, caller));
   }
 
-  private serve(networkName: string, ws: WebSocket): void {
+  private serve(networkName: string, ws: WebSocket, connection: Caller): void {
     const { network } = this.gw.entry(networkName);
     const hub = network.hub;
     const sink: SubscriberSink = {
@@ -66,17 +72,31 @@ export class WebSocketChannel {
     };
 
     ws.on('message', (data: Buffer) => {
+      const started = performance.now();
+      // Each message is a request of its own for metrics; the connection's caller carries key and limits.
+      const caller: RequestFacts = { requestId: connection.requestId, apiKey: connection.apiKey, method: undefined };
+      const done = (status: number, frame: string) => {
+        sink.send(frame);
+        recordRequest(this.gw, networkName, 'ws', caller, status, started);
+      };
       let body: unknown;
       try {
         body = parseJson(data);
       } catch (err) {
-        sink.send(JSON.stringify(errorResponse(null, asRpcError(err))));
+        const error = asRpcError(err);
+        done(error.status, JSON.stringify(errorResponse(null, error)));
         return;
       }
-      answerBody(ctx, body).then(
-        (answer) => sink.send(JSON.stringify(answer.body)),
-        (err) => sink.send(JSON.stringify(errorResponse(null, asRpcError(err)))),
-      );
+      caller.method = methodOf(body);
+      Promise.resolve(connection.admit(costOf(body)))
+        .then(() => answerBody(ctx, body))
+        .then(
+          (answer) => done(answer.status, serializeResponse(answer.body)),
+          (err) => {
+            const error = asRpcError(err);
+            done(error.status, JSON.stringify(errorResponse(Array.isArray(body) ? null : idOf(body), error)));
+          },
+        );
     });
     ws.on('close', () => hub.dropClient(sink));
     ws.on('error', () => hub.dropClient(sink));

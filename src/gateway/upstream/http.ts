@@ -1,11 +1,21 @@
 /**
  * An upstream reached over HTTP(S): a keep-alive undici pool, one POST per call or batch.
+ *
+ * Each exchange (connect, request, whole answer) has one deadline, `timeoutMs` after it starts. Deadlines
+ * are not timers: the exchanges in flight sit in a set that one interval per upstream sweeps, aborting
+ * those past their deadline (so a timeout fires within `timeoutMs` plus one sweep). A timer, or an
+ * AbortSignal, per request would cost more than the rest of the relay. undici's own per-phase timeouts
+ * stay as a backstop.
  */
-import { Pool, errors as undiciErrors } from 'undici';
+import { performance } from 'node:perf_hooks';
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { toOutcome, batchOutcomes } from './outcome.js';
+
+/** Socket errors raised before a request could be written: the upstream cannot have seen it. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
 
 export interface HttpUpstreamOptions {
   name: string;
@@ -19,12 +29,11 @@ export class HttpUpstream implements UpstreamTransport {
   private readonly pool: Pool;
   private readonly path: string;
   private readonly headers: Record<string, string>;
-  private readonly timeoutMs: number;
+  private readonly deadlines: Deadlines;
 
-  constructor(options: HttpUpstreamOptions) {
+  constructor(private readonly options: HttpUpstreamOptions) {
     const url = new URL(options.url);
     this.name = options.name;
-    this.timeoutMs = options.timeoutMs;
     this.path = (url.pathname || '/') + url.search;
     this.headers = { 'content-type': 'application/json', accept: 'application/json' };
     if (url.username) {
@@ -39,6 +48,7 @@ export class HttpUpstream implements UpstreamTransport {
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });
+    this.deadlines = new Deadlines(Math.min(50, Math.max(5, Math.floor(options.timeoutMs / 20))));
   }
 
   async send(call: UpstreamCall): Promise<RpcOutcome> {
@@ -51,19 +61,17 @@ export class HttpUpstream implements UpstreamTransport {
     return batchOutcomes(await this.post(body), calls.length, this.name);
   }
 
-  private async post(body: string): Promise<unknown> {
-    let statusCode: number;
-    let text: string;
-    // One deadline for the whole exchange (connect, headers, body). undici's own timeouts are per phase and
-    // run on a coarse clock (a 1000 ms timeout fires after up to 1500 ms), so they are only a backstop.
-    const signal = AbortSignal.timeout(this.timeoutMs);
-    try {
-      const res = await this.pool.request({ path: this.path, method: 'POST', headers: this.headers, body, signal });
-      statusCode = res.statusCode;
-      text = await res.body.text();
-    } catch (err) {
-      throw signal.aborted ? new UpstreamError('timeout', this.name, 'timed out') : this.transportError(err);
-    }
+  /** POSTs `body` and resolves the parsed JSON answer; rejects with an UpstreamError. */
+  private post(body: string): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const exchange = new Exchange(this, performance.now() + this.options.timeoutMs, resolve, reject);
+      this.deadlines.add(exchange);
+      this.pool.dispatch({ path: this.path, method: 'POST', headers: this.headers, body }, exchange);
+    });
+  }
+
+  /** The parsed answer, or why it is not one (called by Exchange once the whole answer is in). */
+  parseAnswer(statusCode: number, text: string): unknown {
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -80,19 +88,119 @@ export class HttpUpstream implements UpstreamTransport {
     return parsed;
   }
 
-  private transportError(err: unknown): UpstreamError {
-    if (
-      err instanceof undiciErrors.HeadersTimeoutError ||
-      err instanceof undiciErrors.BodyTimeoutError ||
-      err instanceof undiciErrors.ConnectTimeoutError
-    ) {
+  transportError(err: unknown): UpstreamError {
+    if (err instanceof undiciErrors.ConnectTimeoutError) {
+      return new UpstreamError('unreachable', this.name, 'is unreachable (connect timed out)');
+    }
+    if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
       return new UpstreamError('timeout', this.name, 'timed out');
     }
     const code = (err as { code?: string }).code ?? (err as Error).message;
-    return new UpstreamError('unreachable', this.name, `is unreachable (${code})`);
+    return NEVER_CONNECTED.has(code)
+      ? new UpstreamError('unreachable', this.name, `is unreachable (${code})`)
+      : new UpstreamError('connection-lost', this.name, `dropped the connection (${code})`);
+  }
+
+  timedOut(): UpstreamError {
+    return new UpstreamError('timeout', this.name, 'timed out');
+  }
+
+  exchangeDone(exchange: Exchange): void {
+    this.deadlines.delete(exchange);
   }
 
   async close(): Promise<void> {
+    this.deadlines.stop();
     await this.pool.destroy();
+  }
+}
+
+/** One request and its answer, as undici's dispatch handler: collects the body, settles once. */
+class Exchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private statusCode = 0;
+  private readonly chunks: Buffer[] = [];
+  private settled = false;
+
+  constructor(
+    private readonly upstream: HttpUpstream,
+    readonly deadline: number,
+    private readonly resolve: (value: unknown) => void,
+    private readonly reject: (err: UpstreamError) => void,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Its deadline passed while it waited for a connection: it must not go out now.
+    if (this.settled) controller.abort(new Error('deadline passed'));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    this.statusCode = statusCode;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    const text = this.chunks.length === 1 ? this.chunks[0].toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
+    try {
+      this.settle();
+      this.resolve(this.upstream.parseAnswer(this.statusCode, text));
+    } catch (err) {
+      this.reject(err as UpstreamError);
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (this.settled) return;
+    this.settle();
+    this.reject(this.upstream.transportError(err));
+  }
+
+  /** Called by the sweep once the deadline has passed. */
+  expire(): void {
+    if (this.settled) return;
+    this.settle();
+    this.controller?.abort(new Error('deadline passed'));
+    this.reject(this.upstream.timedOut());
+  }
+
+  private settle(): void {
+    this.settled = true;
+    this.upstream.exchangeDone(this);
+  }
+}
+
+/** The exchanges in flight, swept every `tickMs` for passed deadlines; the sweep runs only while any are. */
+class Deadlines {
+  private readonly inFlight = new Set<Exchange>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly tickMs: number) {}
+
+  add(exchange: Exchange): void {
+    this.inFlight.add(exchange);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.sweep(), this.tickMs);
+      this.timer.unref();
+    }
+  }
+
+  delete(exchange: Exchange): void {
+    this.inFlight.delete(exchange);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const exchange of this.inFlight) if (exchange.deadline <= now) exchange.expire();
+    if (this.inFlight.size === 0) this.stop();
   }
 }

@@ -1,60 +1,404 @@
 /**
- * The upstreams of one network and the choice among them. A call goes to the first usable upstream in
- * preference order; on a transport fault it moves on to the next one when repeating the call is harmless:
- * always for reads, and for eth_sendRawTransaction only when the first upstream was never reached (so a
- * transaction is not sent twice in a way that changes what the client sees).
+ * The upstreams of one network and the choice among them.
+ *
+ * - Rotation: healthy primaries share calls by weight (smooth weighted round robin); fallbacks serve only
+ *   while no primary is healthy; when nothing is healthy every upstream is tried, primaries first, rather
+ *   than failing without trying.
+ * - Health: every `checkIntervalMs` each upstream is asked eth_blockNumber (and once eth_chainId). One that
+ *   does not answer, serves another chain, lags more than `maxLagBlocks` behind the best head, or fails more
+ *   than `maxErrorRate` of its calls over the error window is taken out; a health check that finds it
+ *   answering and caught up puts it back. A refused connection takes it out at once.
+ * - Failover: a call that meets a transport fault goes to the next candidate when failsafe/policy.ts says
+ *   repeating it is harmless; a read answered "node is behind" may go on too (RETRY_BEHIND_ERRORS).
+ * - Filters (eth_newFilter family) are node state: they are created on the first healthy primary in
+ *   configuration order and later calls with their id go to the upstream that created them.
  */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LRUCache } from 'lru-cache';
+import type { UpstreamHealthConfig } from '../../config.js';
+import type { Logger } from '../../logger.js';
 import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';
+import { FILTER_CREATE_METHODS, FILTER_USE_METHODS, isBehindAnswer, mayRetry } from '../failsafe/policy.js';
+import { metrics, methodLabel, type CounterCell } from '../metrics.js';
+import type { Histogram } from 'prom-client';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
+import { ErrorWindow, excessLag, tooManyErrors, weightedPick } from './health.js';
 
-/** Methods whose repetition on another upstream could change their effect. */
-const SUBMIT_METHODS = new Set(['eth_sendRawTransaction', 'eth_submitWork', 'eth_submitHashrate']);
+export type UpstreamRole = 'primary' | 'fallback';
 
-export function isRetryable(call: UpstreamCall, err: UpstreamError): boolean {
-  if (!SUBMIT_METHODS.has(call.method)) return true;
-  return err.reason === 'unreachable';
+export interface PoolMember {
+  transport: UpstreamTransport;
+  role?: UpstreamRole;
+  weight?: number;
 }
 
+export interface PoolOptions {
+  network: string;
+  chainId: number;
+  health: UpstreamHealthConfig;
+  logger: Logger;
+}
+
+/** What the pool knows of one upstream, for /healthz, tests and logs. */
+export interface UpstreamStatus {
+  name: string;
+  role: UpstreamRole;
+  weight: number;
+  healthy: boolean;
+  /** Why it is out of rotation. */
+  reason?: string;
+  head?: number;
+}
+
+/** The metrics of one upstream and method, looked up once (see metrics.ts on why). */
+interface CallMetrics {
+  latency: ReturnType<Histogram<'network' | 'upstream' | 'method'>['labels']>;
+  result: CounterCell;
+  error: CounterCell;
+  failed: CounterCell;
+}
+
+class Upstream {
+  inRotation = true;
+  reason: string | undefined;
+  head: number | undefined;
+  chainChecked = false;
+  readonly errors: ErrorWindow;
+  private readonly callMetrics = new Map<string, CallMetrics>();
+
+  constructor(
+    readonly transport: UpstreamTransport,
+    readonly role: UpstreamRole,
+    readonly weight: number,
+    errorWindowMs: number,
+    private readonly network: string,
+  ) {
+    this.errors = new ErrorWindow(errorWindowMs);
+  }
+
+  get name(): string {
+    return this.transport.name;
+  }
+
+  /** Metrics for calls of `method` ("batch" for the latency of a batch). */
+  metricsFor(method: string): CallMetrics {
+    const label = method === 'batch' ? method : methodLabel(method);
+    let found = this.callMetrics.get(label);
+    if (!found) {
+      const cell = (outcome: string) => metrics.upstreamCalls.cell(this.network, this.name, label, outcome);
+      found = {
+        latency: metrics.upstreamDuration.labels(this.network, this.name, label),
+        result: cell('result'),
+        error: cell('error'),
+        failed: cell('failed'),
+      };
+      this.callMetrics.set(label, found);
+    }
+    return found;
+  }
+}
+
+/** How long start() waits for the first health check: a hanging upstream must not hold up the service. */
+const FIRST_CHECK_WAIT_MS = 2_000;
+
+/** How long a filter id is remembered after its last use (nodes drop filters idle for 5 minutes). */
+const FILTER_IDLE_MS = 15 * 60_000;
+
 export class UpstreamPool {
-  constructor(readonly upstreams: UpstreamTransport[]) {
-    if (upstreams.length === 0) throw new Error('a network needs at least one upstream');
-  }
+  private readonly members: Upstream[];
+  private healthyPrimaries: Upstream[] = [];
+  private healthyFallbacks: Upstream[] = [];
+  private weights: number[] = [];
+  private scores: number[] = [];
+  private readonly filterHomes = new LRUCache<string, Upstream>({ max: 10_000, ttl: FILTER_IDLE_MS, updateAgeOnGet: true });
+  private bestHead: number | undefined;
+  private finalized: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private probing: Promise<void> | undefined;
+  private readonly log: Logger;
 
-  /** Upstreams in the order they should be tried. */
-  protected candidates(): UpstreamTransport[] {
-    return this.upstreams;
-  }
-
-  async send(call: UpstreamCall): Promise<RpcOutcome> {
-    return this.withFailover((u) => u.send(call), (err) => isRetryable(call, err));
-  }
-
-  async sendBatch(calls: UpstreamCall[]): Promise<RpcOutcome[]> {
-    return this.withFailover(
-      (u) => u.sendBatch(calls),
-      (err) => calls.every((call) => isRetryable(call, err)),
+  constructor(
+    members: PoolMember[],
+    private readonly options: PoolOptions,
+  ) {
+    if (members.length === 0) throw new Error('a network needs at least one upstream');
+    this.members = members.map(
+      (m) => new Upstream(m.transport, m.role ?? 'primary', m.weight ?? 1, options.health.errorWindowMs, options.network),
     );
+    this.log = options.logger.child({ network: options.network });
+    for (const m of this.members) metrics.upstreamHealthy.labels(options.network, m.name, m.role).set(1);
+    this.rebuildRotation();
   }
 
-  private async withFailover<T>(
-    attempt: (upstream: UpstreamTransport) => Promise<T>,
-    retryable: (err: UpstreamError) => boolean,
-  ): Promise<T> {
-    let lastError: UpstreamError | undefined;
-    for (const upstream of this.candidates()) {
+  /** Runs the first health check (so the head is known before traffic) and schedules the next ones. */
+  async start(): Promise<void> {
+    await Promise.race([this.checkHealth(), sleep(FIRST_CHECK_WAIT_MS, undefined, { ref: false })]);
+    this.timer = setInterval(() => void this.checkHealth(), this.options.health.checkIntervalMs);
+    this.timer.unref();
+  }
+
+  /** The highest block any answering upstream reported at the last health check. */
+  get head(): number | undefined {
+    return this.bestHead;
+  }
+
+  /** The `finalized` block of the upstream with the best head, when it knows one. */
+  get finalizedBlock(): number | undefined {
+    return this.finalized;
+  }
+
+  status(): UpstreamStatus[] {
+    return this.members.map((m) => ({
+      name: m.name,
+      role: m.role,
+      weight: m.weight,
+      healthy: m.inRotation,
+      ...(m.reason === undefined ? {} : { reason: m.reason }),
+      ...(m.head === undefined ? {} : { head: m.head }),
+    }));
+  }
+
+  send(call: UpstreamCall): Promise<RpcOutcome> {
+    const candidates = this.candidatesFor(call);
+    // One candidate: nothing to fail over to, so no loop (and no promise of its own).
+    if (candidates.length === 1 && !FILTER_CREATE_METHODS.has(call.method)) return this.attempt(candidates[0], call);
+    return this.sendWithFailover(call, candidates);
+  }
+
+  private async sendWithFailover(call: UpstreamCall, candidates: Upstream[]): Promise<RpcOutcome> {
+    let failure: UpstreamError | undefined;
+    let behind: RpcOutcome | undefined;
+    for (let i = 0; i < candidates.length; i++) {
+      const more = i + 1 < candidates.length;
+      let outcome: RpcOutcome;
       try {
-        return await attempt(upstream);
+        outcome = await this.attempt(candidates[i], call);
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err;
-        lastError = err;
-        if (!retryable(err)) break;
+        failure = err;
+        if (!mayRetry(call.method, err)) break;
+        if (more) metrics.upstreamRetries.labels(this.options.network, 'transport').inc();
+        continue;
+      }
+      if (
+        more &&
+        outcome.error !== undefined &&
+        this.options.health.retryBehindErrors &&
+        isBehindAnswer(call.method, outcome.error)
+      ) {
+        behind = outcome;
+        metrics.upstreamRetries.labels(this.options.network, 'behind').inc();
+        continue;
+      }
+      if (outcome.error === undefined && FILTER_CREATE_METHODS.has(call.method) && typeof outcome.result === 'string') {
+        this.filterHomes.set(outcome.result, candidates[i]);
+      }
+      return outcome;
+    }
+    // Every upstream said it is behind: that answer is the truth for now.
+    if (behind) return behind;
+    throw failure!;
+  }
+
+  /** One upstream batch; answers in the order of `calls`. Filter calls must not be batched (see relay.ts). */
+  async sendBatch(calls: UpstreamCall[]): Promise<RpcOutcome[]> {
+    const candidates = this.rotation();
+    let failure: UpstreamError | undefined;
+    for (let i = 0; i < candidates.length; i++) {
+      try {
+        return await this.attemptBatch(candidates[i], calls);
+      } catch (err) {
+        if (!(err instanceof UpstreamError)) throw err;
+        failure = err;
+        if (!calls.every((call) => mayRetry(call.method, err))) break;
+        if (i + 1 < candidates.length) metrics.upstreamRetries.labels(this.options.network, 'transport').inc();
       }
     }
-    throw lastError!;
+    throw failure!;
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.upstreams.map((u) => u.close()));
+    clearInterval(this.timer);
+    await this.probing;
+    await Promise.all(this.members.map((m) => m.transport.close()));
+  }
+
+  // --- routing
+
+  private candidatesFor(call: UpstreamCall): Upstream[] {
+    if (this.members.length === 1) return this.members;
+    if (FILTER_USE_METHODS.has(call.method)) {
+      // Only the node that made the filter knows it: no failover (another node would say "filter not found").
+      const id = call.params[0];
+      return [(typeof id === 'string' && this.filterHomes.get(id)) || this.filterHome()];
+    }
+    if (FILTER_CREATE_METHODS.has(call.method)) {
+      const home = this.filterHome();
+      return [home, ...this.rotation().filter((m) => m !== home)];
+    }
+    return this.rotation();
+  }
+
+  /** Candidates in the order to try them: a weighted pick among healthy primaries first. */
+  private rotation(): Upstream[] {
+    const primaries = this.healthyPrimaries;
+    if (primaries.length === 0) return this.healthyFallbacks.length > 0 ? this.healthyFallbacks : this.members;
+    if (primaries.length === 1 && this.healthyFallbacks.length === 0) return primaries;
+    const first = primaries.length === 1 ? 0 : weightedPick(this.weights, this.scores);
+    const order = [primaries[first]];
+    for (let i = 0; i < primaries.length; i++) if (i !== first) order.push(primaries[i]);
+    for (const fallback of this.healthyFallbacks) order.push(fallback);
+    return order;
+  }
+
+  /**
+   * Where new filters go: the first healthy primary in configuration order, so that every gateway instance
+   * makes them on the same node while it is healthy.
+   */
+  private filterHome(): Upstream {
+    return this.healthyPrimaries[0] ?? this.healthyFallbacks[0] ?? this.members[0];
+  }
+
+  private rebuildRotation(): void {
+    this.healthyPrimaries = this.members.filter((m) => m.inRotation && m.role === 'primary');
+    this.healthyFallbacks = this.members.filter((m) => m.inRotation && m.role === 'fallback');
+    this.weights = this.healthyPrimaries.map((m) => m.weight);
+    this.scores = this.healthyPrimaries.map(() => 0);
+  }
+
+  // --- calls and their bookkeeping
+
+  private async attempt(member: Upstream, call: UpstreamCall): Promise<RpcOutcome> {
+    const counts = member.metricsFor(call.method);
+    const started = performance.now();
+    try {
+      const outcome = await member.transport.send(call);
+      counts.latency.observe((performance.now() - started) / 1000);
+      (outcome.error === undefined ? counts.result : counts.error).pending++;
+      member.errors.record(false, started);
+      return outcome;
+    } catch (err) {
+      counts.latency.observe((performance.now() - started) / 1000);
+      counts.failed.pending++;
+      this.onFailure(member, err, started);
+      throw err;
+    }
+  }
+
+  private async attemptBatch(member: Upstream, calls: UpstreamCall[]): Promise<RpcOutcome[]> {
+    const started = performance.now();
+    try {
+      const outcomes = await member.transport.sendBatch(calls);
+      member.metricsFor('batch').latency.observe((performance.now() - started) / 1000);
+      calls.forEach((call, i) => {
+        const counts = member.metricsFor(call.method);
+        (outcomes[i].error === undefined ? counts.result : counts.error).pending++;
+      });
+      member.errors.record(false, started);
+      return outcomes;
+    } catch (err) {
+      member.metricsFor('batch').latency.observe((performance.now() - started) / 1000);
+      for (const call of calls) member.metricsFor(call.method).failed.pending++;
+      this.onFailure(member, err, started);
+      throw err;
+    }
+  }
+
+  private onFailure(member: Upstream, err: unknown, now: number): void {
+    if (!(err instanceof UpstreamError) || err.reason === 'closed') return;
+    member.errors.record(true, now);
+    if (err.reason === 'unreachable') {
+      this.takeOut(member, err.message);
+      return;
+    }
+    const counts = member.errors.counts(now);
+    if (tooManyErrors(counts, this.options.health)) {
+      this.takeOut(member, `${counts.failures} of its last ${counts.total} calls failed (latest: ${err.message})`);
+    }
+  }
+
+  // --- health checks
+
+  /** One round of health checks; a round still running when the next is due is not doubled. */
+  checkHealth(): Promise<void> {
+    this.probing ??= this.probeAll().finally(() => (this.probing = undefined));
+    return this.probing;
+  }
+
+  private async probeAll(): Promise<void> {
+    const heads = await Promise.all(this.members.map((m) => this.probe(m)));
+    let best: number | undefined;
+    for (const head of heads) if (head !== undefined && (best === undefined || head > best)) best = head;
+    this.members.forEach((member, i) => {
+      const head = heads[i];
+      if (head === undefined || best === undefined) return;
+      const lag = excessLag(head, best, this.options.health);
+      if (lag !== undefined) this.takeOut(member, `lags ${lag} blocks behind the best head ${best}`);
+      else this.putBack(member);
+    });
+    this.bestHead = best;
+    const leader = this.members.find((m, i) => heads[i] === best && m.inRotation);
+    this.finalized = leader ? await this.finalizedOf(leader) : undefined;
+  }
+
+  /** The upstream's head block, or undefined when it failed the check (and was taken out). */
+  private async probe(member: Upstream): Promise<number | undefined> {
+    try {
+      if (!member.chainChecked) {
+        const chain = await member.transport.send({ method: 'eth_chainId', params: [] });
+        const chainId = typeof chain.result === 'string' ? Number(chain.result) : NaN;
+        if (chainId !== this.options.chainId) {
+          this.takeOut(member, chain.error ? `answers eth_chainId with an error` : `serves chain ${chainId}, not ${this.options.chainId}`);
+          return undefined;
+        }
+        member.chainChecked = true;
+      }
+      const outcome = await member.transport.send({ method: 'eth_blockNumber', params: [] });
+      const head = typeof outcome.result === 'string' ? Number(outcome.result) : NaN;
+      if (!Number.isSafeInteger(head)) {
+        this.takeOut(member, 'answers eth_blockNumber without a block number');
+        return undefined;
+      }
+      member.head = head;
+      metrics.upstreamHead.labels(this.options.network, member.name).set(head);
+      return head;
+    } catch (err) {
+      member.chainChecked = false;
+      this.takeOut(member, `failed its health check: ${(err as Error).message}`);
+      return undefined;
+    }
+  }
+
+  private async finalizedOf(member: Upstream): Promise<number | undefined> {
+    try {
+      const outcome = await member.transport.send({ method: 'eth_getBlockByNumber', params: ['finalized', false] });
+      const number = (outcome.result as { number?: unknown } | null)?.number;
+      return typeof number === 'string' ? Number(number) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private takeOut(member: Upstream, reason: string): void {
+    member.reason = reason;
+    if (!member.inRotation) return;
+    member.inRotation = false;
+    this.rebuildRotation();
+    metrics.upstreamHealthy.labels(this.options.network, member.name, member.role).set(0);
+    metrics.upstreamStateChanges.labels(this.options.network, member.name, 'out').inc();
+    this.log.warn({ upstream: member.name, reason }, 'upstream taken out of rotation');
+  }
+
+  private putBack(member: Upstream): void {
+    if (member.inRotation) return;
+    member.inRotation = true;
+    member.reason = undefined;
+    member.errors.reset();
+    this.rebuildRotation();
+    metrics.upstreamHealthy.labels(this.options.network, member.name, member.role).set(1);
+    metrics.upstreamStateChanges.labels(this.options.network, member.name, 'in').inc();
+    this.log.info({ upstream: member.name }, 'upstream back in rotation');
   }
 }

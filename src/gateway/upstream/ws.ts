@@ -144,7 +144,7 @@ export class WsUpstream extends EventEmitter implements UpstreamTransport {
     this.socket = undefined;
     for (const [id, pending] of this.pending) {
       clearTimeout(pending.timer);
-      pending.reject(new UpstreamError('closed', this.name, 'closed the connection'));
+      pending.reject(new UpstreamError('connection-lost', this.name, 'closed the connection'));
       this.pending.delete(id);
     }
     const hadSubscriptions = this.subscribers.size > 0;

@@ -1,0 +1,71 @@
+/**
+ * Outside programs the benchmark drives: Debian packages installed on demand (wrk, nginx), child processes
+ * started and waited for, free ports.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+
+export { freePort } from '../src/chain/anvil.js';
+
+function onPath(binary: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore', env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` } }).status === 0;
+}
+
+/** Installs a Debian package with apt-get when its binary is missing (the benchmark runs as root on CI). */
+export function ensureDebianPackage(binary: string, pkg: string): void {
+  if (onPath(binary)) return;
+  console.error(`installing the Debian package ${pkg} (for ${binary})...`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', pkg]]) {
+    const run = spawnSync('apt-get', args, { stdio: 'inherit', env });
+    if (run.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed: install ${pkg} yourself (needs root)`);
+  }
+  if (!onPath(binary)) throw new Error(`${pkg} installed but ${binary} is not on PATH`);
+}
+
+export interface Child {
+  process: ChildProcess;
+  /** The last lines it wrote, for error messages. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function startChild(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Child {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return {
+    process: child,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(force);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Waits until a JSON-RPC POST of eth_chainId to `url` succeeds. */
+export async function waitForRpc(url: string, child?: Child, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
+  while (Date.now() < deadline) {
+    if (child && child.process.exitCode !== null) throw new Error(`process exited: ${child.output()}`);
+    try {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      if (res.ok && ((await res.json()) as { result?: unknown }).result) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms${child ? `: ${child.output()}` : ''}`);
+}

@@ -1,0 +1,118 @@
+/**
+ * Upstreams for gateway tests: anvil processes the test owns (killed with SIGKILL and started again on the
+ * same port at the test's command, unlike the embedded chain, which restarts itself), JSON-RPC calls to
+ * them, and readings of the gateway's Prometheus metrics.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { foundryBinary } from '../../src/chain/foundry.js';
+import { freePort } from '../../src/chain/anvil.js';
+
+export class AnvilProcess {
+  private child: ChildProcess | undefined;
+
+  private constructor(
+    readonly port: number,
+    private readonly args: string[],
+  ) {}
+
+  static async start(options: { chainId?: number; args?: string[] } = {}): Promise<AnvilProcess> {
+    const port = await freePort();
+    const anvil = new AnvilProcess(port, ['--chain-id', String(options.chainId ?? 1), ...(options.args ?? [])]);
+    await anvil.launch();
+    return anvil;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined;
+  }
+
+  /** Starts it again on the same port (after `kill`); its chain starts afresh. */
+  async launch(): Promise<void> {
+    const args = ['--port', String(this.port), '--host', '127.0.0.1', '--quiet', ...this.args];
+    const binary = foundryBinary('anvil');
+    // setpriv ties the process to the test run, so a crashed mocha leaves no anvil behind.
+    this.child = existsSync('/usr/bin/setpriv')
+      ? spawn('/usr/bin/setpriv', ['--pdeathsig', 'KILL', '--', binary, ...args], { stdio: 'ignore' })
+      : spawn(binary, args, { stdio: 'ignore' });
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      try {
+        await this.rpc('eth_chainId');
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    throw new Error(`anvil on port ${this.port} did not start`);
+  }
+
+  /** SIGKILL, as a crash would; resolves once the process is gone. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.kill();
+  }
+
+  async rpc<T = any>(method: string, params: unknown[] = []): Promise<T> {
+    return rpc<T>(this.url, method, params);
+  }
+}
+
+/** One JSON-RPC call; throws on a transport fault or an error object. */
+export async function rpc<T = any>(url: string, method: string, params: unknown[] = [], headers: Record<string, string> = {}): Promise<T> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
+/** A parsed /metrics page: `value(name, labels)` sums the samples whose labels include `labels`. */
+export interface MetricsReading {
+  value(name: string, labels?: Record<string, string>): number;
+}
+
+export async function readMetrics(serviceUrl: string): Promise<MetricsReading> {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  const samples: { name: string; labels: Record<string, string>; value: number }[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match) continue;
+    const labels: Record<string, string> = {};
+    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key] = value;
+    samples.push({ name: match[1], labels, value: Number(match[3]) });
+  }
+  return {
+    value(name, wanted = {}) {
+      return samples
+        .filter((s) => s.name === name && Object.entries(wanted).every(([k, v]) => s.labels[k] === v))
+        .reduce((sum, s) => sum + s.value, 0);
+    },
+  };
+}
+
+/** Polls `check` until it holds (or fails after `timeoutMs`). */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 15_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
