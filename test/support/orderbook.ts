@@ -3,7 +3,7 @@
  * embedded mainnet anvil with the GPv2 contracts it deployed), an ethers v6 provider on that chain, traders
  * with ether and test tokens, and small HTTP helpers for the /api/v1 endpoints.
  */
-import { JsonRpcProvider, Wallet, parseEther, type TypedDataDomain } from 'ethers';
+import { JsonRpcProvider, Wallet, parseEther, type TransactionReceipt, type TypedDataDomain } from 'ethers';
 import { devChainPlan } from '../../src/orderbook/chain/devchain.js';
 import { gpv2Domain } from '../../src/orderbook/domain/eip712.js';
 import type { RunningOrderbook } from '../../src/orderbook/index.js';
@@ -94,30 +94,36 @@ export function testOrderOf(body: OrderCreation): TestOrder {
 }
 
 /**
- * Settles eip712/ethsign orders against the settlement contract's own buffer (minted to it first), each at
- * its limit price, so that no counter-order is needed; `executed` gives a partially fillable order's amount.
- * Resolves once the indexer recorded the trades and the read models show them.
+ * Settles eip712/ethsign orders in one transaction against the settlement contract's own buffer (the buy
+ * tokens are minted to it first), so that no counter-order is needed. Without `prices`, each order on its
+ * own tokens at its limit price; `executed` gives a partially fillable order's amount. Resolves once the
+ * indexer recorded the trades and the read models show them.
  */
 export async function settle(
   h: OrderbookHarness,
   orders: { body: OrderCreation; executed?: bigint }[],
-): Promise<void> {
+  prices?: Record<string, bigint>,
+): Promise<TransactionReceipt> {
   const minter = await h.trader();
-  const trades: SettledTrade[] = [];
-  const prices: Record<string, bigint> = {};
-  for (const { body, executed } of orders) {
+  const clearing: Record<string, bigint> = { ...prices };
+  const buffer = new Map<string, bigint>();
+  const trades: SettledTrade[] = orders.map(({ body, executed }) => {
     const order = testOrderOf(body);
-    // Uniform clearing prices with price(sell) = buyAmount and price(buy) = sellAmount give the limit price.
-    if (prices[order.sellToken.toLowerCase()] !== undefined || prices[order.buyToken.toLowerCase()] !== undefined) {
-      throw new Error('settle() takes orders on distinct tokens');
+    const sell = order.sellToken.toLowerCase();
+    const buy = order.buyToken.toLowerCase();
+    if (!prices) {
+      // Uniform clearing prices with price(sell) = buyAmount and price(buy) = sellAmount: the limit price.
+      if (clearing[sell] !== undefined || clearing[buy] !== undefined) throw new Error('settle() without prices takes orders on distinct tokens');
+      clearing[sell] = order.buyAmount;
+      clearing[buy] = order.sellAmount;
     }
-    prices[order.sellToken.toLowerCase()] = order.buyAmount;
-    prices[order.buyToken.toLowerCase()] = order.sellAmount;
-    await mined(testToken(order.buyToken, minter).mint(h.settlement, order.buyAmount * 2n));
-    trades.push({ order, scheme: body.signingScheme as 'eip712' | 'ethsign', signature: body.signature, executedAmount: executed });
-  }
-  await h.solver.settle(trades, prices);
+    buffer.set(buy, (buffer.get(buy) ?? 0n) + order.buyAmount * 2n);
+    return { order, scheme: body.signingScheme as 'eip712' | 'ethsign', signature: body.signature, executedAmount: executed };
+  });
+  for (const [token, amount] of buffer) await mined(testToken(token, minter).mint(h.settlement, amount));
+  const receipt = await h.solver.settle(trades, clearing);
   await caughtUp(h);
+  return receipt;
 }
 
 /** Waits until the indexer has seen the chain's head and every read model shows the log's head. */
