@@ -4,13 +4,11 @@
  * the log, and the OpenAPI document, whose schemas the live answers satisfy.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parseUnits } from 'ethers';
-import { repoPath } from '../../../src/paths.js';
 import { signCancellation, signOrder, type SignedOrderCreation } from '../../support/orders.js';
+import { replayCli } from '../../support/replay.js';
 import { deleteOrder, get, postOrder, settle, startOrderbookService, TOKENS, type OrderbookHarness } from '../../support/orderbook.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -25,15 +23,6 @@ interface ApiEvent {
   schemaVersion: number;
   recordedAt: string;
   data: { uid: string } & Record<string, unknown>;
-}
-
-/** `npm run replay -- --json` (what the script runs) against a data directory. */
-export async function replayCli(env: Record<string, string>): Promise<{ events: number; position: number; digests: Record<string, { position: number; documents: number; sha256: string }> }> {
-  const { stdout } = await promisify(execFile)(process.execPath, [repoPath('dist/src/cli/replay.js'), '--json'], {
-    cwd: repoPath(),
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env },
-  });
-  return JSON.parse(stdout);
 }
 
 describe('order book API: auditors', function () {
