@@ -26,7 +26,8 @@ export function orderKeys(event: StoredEvent): string[] {
 }
 
 export function applyOrderEvent(doc: OrderDoc | undefined, event: StoredEvent): OrderDoc {
-  const state = doc ? stateFromFacts(doc) : initialState();
+  // evolve reads only the facts and derives what it changes, so the stored facts need no derive first.
+  const state = doc ? { ...initialState(), ...doc } : initialState();
   return factsOf(evolve(state, parseOrderEvent(event)));
 }
 
@@ -48,13 +49,14 @@ export const ordersProjection: Projection<OrderDoc> = {
   apply: applyOrderEvent,
   columns: {
     // false for an order known only from chain facts (a trade of an order placed elsewhere)
-    known: { type: 'boolean', of: (doc) => doc.order !== null },
+    known: { type: 'boolean', of: (doc) => doc.order !== null, indexed: false },
     owner: { type: 'text', of: (doc) => doc.order?.owner ?? null },
     sell_token: { type: 'text', of: (doc) => doc.order?.sellToken ?? null },
     buy_token: { type: 'text', of: (doc) => doc.order?.buyToken ?? null },
     valid_to: { type: 'integer', of: (doc) => doc.order?.validTo ?? null },
     created_at: { type: 'text', of: (doc) => doc.order?.creationDate ?? null },
-    fully_executed: { type: 'boolean', of: (doc) => stateOf(doc).fullyExecuted },
-    invalidated: { type: 'boolean', of: (doc) => isInvalidated(stateOf(doc)) },
+    // Flags most orders share: filtered on, but no help as indexes.
+    fully_executed: { type: 'boolean', of: (doc) => stateOf(doc).fullyExecuted, indexed: false },
+    invalidated: { type: 'boolean', of: (doc) => isInvalidated(stateOf(doc)), indexed: false },
   },
 };

@@ -20,7 +20,8 @@ export const solvableOrdersProjection: Projection<OrderDoc> = {
   keysOf: orderKeys,
   apply: applyOrderEvent,
   columns: {
-    solvable: { type: 'boolean', of: (doc) => solvableByEvents(stateOf(doc)) },
-    valid_to: { type: 'integer', of: (doc) => doc.order?.validTo ?? null },
+    // The view reads changed rows by position; these columns are for inspection, not queries.
+    solvable: { type: 'boolean', of: (doc) => solvableByEvents(stateOf(doc)), indexed: false },
+    valid_to: { type: 'integer', of: (doc) => doc.order?.validTo ?? null, indexed: false },
   },
 };

@@ -11,6 +11,12 @@ export interface Change<Doc> {
   position: number;
 }
 
+/** The events of a step that a projection at `checkpoint` has not applied yet (they come in position order). */
+export function eventsAfter(events: StoredEvent[], checkpoint: number): StoredEvent[] {
+  if (events.length === 0 || events[0].position > checkpoint) return events;
+  return events.filter((e) => e.position > checkpoint);
+}
+
 export function keysOfBatch(projection: Projection<any>, events: StoredEvent[]): string[] {
   const keys = new Set<string>();
   for (const event of events) for (const key of projection.keysOf(event)) keys.add(key);
@@ -38,6 +44,11 @@ export function applyBatch<Doc>(
 /** The values of a projection's columns for one document, in the order of `projection.columns`. */
 export function columnValues<Doc>(projection: Projection<Doc>, doc: Doc): (string | number | boolean | null)[] {
   return Object.values(projection.columns).map((column) => column.of(doc));
+}
+
+/** The columns to index: position (views follow a read model by it) and every column not marked otherwise. */
+export function indexedColumns(projection: Projection<any>): string[] {
+  return ['position', ...Object.entries(projection.columns).filter(([, c]) => c.indexed !== false).map(([name]) => name)];
 }
 
 const NAME = /^[a-z][a-z0-9_]*$/;

@@ -62,7 +62,7 @@ const source = (batch: number): EventSource => async (after) => log.filter((e) =
 async function drain(store: ReadModelStore, projection: Projection<Account>, batch: number): Promise<number> {
   let steps = 0;
   for (;;) {
-    const r = await store.step(projection, source(batch));
+    const r = await store.step([projection], source(batch));
     steps++;
     if (r.events === 0) return steps;
   }

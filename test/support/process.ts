@@ -37,9 +37,16 @@ export async function serviceEnv(extra: Record<string, string> = {}): Promise<Re
   };
 }
 
+export interface SpawnOptions {
+  timeoutMs?: number;
+  /** Options for node itself, e.g. --cpu-prof (which NODE_OPTIONS does not take). */
+  nodeArgs?: string[];
+}
+
 /** Starts the service with exactly `env` (plus PATH and HOME) and waits until /healthz answers 200. */
-export async function spawnService(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [repoPath('dist/src/main.js')], {
+export async function spawnService(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServiceProcess> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), repoPath('dist/src/main.js')], {
     cwd: repoPath(),
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

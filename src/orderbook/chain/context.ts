@@ -12,7 +12,7 @@ import type { ChainContext, FeeQuotes, SpendableBalances } from '../chain-contex
 import type { FeeInformation } from '../../generated/orderbook/fee-information.js';
 import { chainRpcOverPool, fromQuantity, type ChainRpc } from './rpc.js';
 import { bootstrapDevChain, resolveSettlement, type SettlementDeployment } from './devchain.js';
-import { readSpendable, ownerTokenKey, type OwnerToken } from './balances.js';
+import { readSpendable, ownerTokenKey, type OwnerToken, type Spendable } from './balances.js';
 import { FeeQuoter } from './fee.js';
 import { isValidEip1271Signature } from './eip1271.js';
 
@@ -63,11 +63,15 @@ interface PendingRead {
 
 /**
  * Spendable amounts (min(balanceOf, allowance to the vault relayer)). Reads for order creation arriving in
- * the same tick share one JSON-RPC batch; the pairs of open orders are read again at every new block.
+ * the same tick share one head lookup and one JSON-RPC batch, and an amount already read at the current
+ * head block is taken as it is (it cannot have changed within the block), so a burst of orders from the
+ * same owners costs one eth_blockNumber per tick. The pairs of open orders are read again at every new block.
  */
 export class ChainBalances implements SpendableBalances {
   version = 0;
   private readonly amounts = new Map<string, bigint>();
+  /** The block each known amount was read at. */
+  private readonly readAt = new Map<string, number>();
   private tracked: OwnerToken[] = [];
   private pending: PendingRead[] = [];
   private readonly listeners = new Set<() => void>();
@@ -105,7 +109,7 @@ export class ChainBalances implements SpendableBalances {
     this.refreshing = true;
     try {
       const read = await readSpendable(this.rpc, this.vaultRelayer, this.tracked, { block });
-      this.remember([...read.amounts.entries()].map(([key, s]) => [key, s.spendable]));
+      this.remember(read.block, read.amounts);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, block }, 'balance refresh failed');
     } finally {
@@ -117,19 +121,26 @@ export class ChainBalances implements SpendableBalances {
     const batch = this.pending;
     this.pending = [];
     try {
-      const read = await readSpendable(this.rpc, this.vaultRelayer, batch.map((p) => p.pair));
-      this.remember([...read.amounts.entries()].map(([key, s]) => [key, s.spendable]));
-      for (const p of batch) p.resolve(read.amounts.get(ownerTokenKey(p.pair.owner, p.pair.token))!.spendable);
+      const block = fromQuantity(await this.rpc.call('eth_blockNumber', []), 'eth_blockNumber');
+      const stale = batch.filter((p) => this.readAt.get(ownerTokenKey(p.pair.owner, p.pair.token)) !== block);
+      if (stale.length > 0) {
+        const read = await readSpendable(this.rpc, this.vaultRelayer, stale.map((p) => p.pair), { block });
+        this.remember(read.block, read.amounts);
+      }
+      for (const p of batch) p.resolve(this.amounts.get(ownerTokenKey(p.pair.owner, p.pair.token))!);
     } catch (err) {
       for (const p of batch) p.reject(err);
     }
   }
 
-  private remember(entries: [string, bigint][]): void {
+  /** Keeps amounts read at `block`, unless a newer read of the same pair is already known. */
+  private remember(block: number, amounts: Map<string, Spendable>): void {
     let changed = false;
-    for (const [key, amount] of entries) {
-      if (this.amounts.get(key) !== amount) {
-        this.amounts.set(key, amount);
+    for (const [key, { spendable }] of amounts) {
+      if ((this.readAt.get(key) ?? -1) > block) continue;
+      this.readAt.set(key, block);
+      if (this.amounts.get(key) !== spendable) {
+        this.amounts.set(key, spendable);
         changed = true;
       }
     }
