@@ -119,6 +119,36 @@ function contract(
       assert.equal(all.position, log.length);
     });
 
+    it('steps several projections in one go, each from its own checkpoint', async () => {
+      // `deposits` counts Deposited events per account; it starts later than `accounts`.
+      const deposits: Projection<{ n: number }> = {
+        name: 'deposits',
+        version: 1,
+        keysOf: (e) => (e.type === 'Deposited' ? [(e.data as { account: string }).account] : []),
+        apply: (doc) => ({ n: (doc?.n ?? 0) + 1 }),
+        columns: { n: { type: 'integer', of: (d) => d.n, indexed: false } },
+      };
+      await drain(store, accounts(), 40);
+      await store.prepare(deposits);
+      let steps = 0;
+      for (;;) {
+        const r = await store.step([accounts(), deposits], source(25));
+        steps++;
+        assert.ok(r.checkpoints.accounts >= r.checkpoints.deposits);
+        if (r.events === 0) {
+          assert.deepEqual(r.checkpoints, { accounts: log.length, deposits: log.length });
+          break;
+        }
+      }
+      assert.equal(steps, 4, 'three steps of up to 25 events from position 0, then an empty one');
+      assert.equal(await store.checkpoint('deposits'), log.length);
+      const counted = await store.find<{ n: number }>('deposits', {});
+      assert.equal(counted.length, 30);
+      assert.ok(counted.every((r) => r.doc.n === 1));
+      // accounts was not applied twice while deposits caught up.
+      assert.deepEqual((await store.get<Account>('accounts', 'acc-05'))?.doc, { owner: 'alice', balance: 50, deposits: 1 });
+    });
+
     it('rebuilds from position 0 when the projection version changes', async () => {
       await drain(store, accounts(), 100);
       await store.prepare(accounts(2));
