@@ -46,9 +46,10 @@ export function columnValues<Doc>(projection: Projection<Doc>, doc: Doc): (strin
   return Object.values(projection.columns).map((column) => column.of(doc));
 }
 
-/** The columns to index: position (views follow a read model by it) and every column not marked otherwise. */
+/** The columns to index: position when a view follows the read model, and every column not marked otherwise. */
 export function indexedColumns(projection: Projection<any>): string[] {
-  return ['position', ...Object.entries(projection.columns).filter(([, c]) => c.indexed !== false).map(([name]) => name)];
+  const columns = Object.entries(projection.columns).filter(([, c]) => c.indexed !== false).map(([name]) => name);
+  return projection.followed ? ['position', ...columns] : columns;
 }
 
 const NAME = /^[a-z][a-z0-9_]*$/;

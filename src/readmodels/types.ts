@@ -29,6 +29,8 @@ export interface Projection<Doc = unknown> {
   apply(doc: Doc | undefined, event: StoredEvent, key: string): Doc | undefined;
   /** Columns kept beside each document so that queries can filter and sort on them. */
   columns: Record<string, Column<Doc>>;
+  /** A view follows this read model by position (the rows changed since its cursor): index the position. */
+  followed?: boolean;
 }
 
 export interface Condition {

@@ -145,6 +145,9 @@ describe('order book API: orders', function () {
     assert.deepEqual(uids(listed), [short.uid]);
     assert.equal(listed[0].status, 'expired');
     assert.equal((await order(short.uid)).status, 'expired');
+    const cancel = await deleteOrder(h.api, short.uid, await signCancellation(carol, h.domain, short.uid));
+    assert.equal(cancel.status, 400);
+    assert.equal(cancel.json.errorType, 'OrderExpired');
   });
 
   it('lists fully executed orders only with includeFullyExecuted, with their executed amounts', async () => {
@@ -166,6 +169,9 @@ describe('order book API: orders', function () {
     assert.deepEqual(uids(await list({ owner: dave.address, includeFullyExecuted: true })), sorted(filled, open));
     assert.ok(!uids(await solvable()).includes(filled.uid));
     assert.ok(uids(await solvable()).includes(open.uid));
+    const cancel = await deleteOrder(h.api, filled.uid, await signCancellation(dave, h.domain, filled.uid));
+    assert.equal(cancel.status, 400);
+    assert.equal(cancel.json.errorType, 'OrderFullyExecuted');
   });
 
   it('shows a partially executed order as open with what was executed, until it is filled', async () => {
