@@ -25,14 +25,17 @@ export function orderKeys(event: StoredEvent): string[] {
   return typeof uid === 'string' ? [uid] : [];
 }
 
+// The state of each document, derived once: columns and the next event's apply read it.
+const states = new WeakMap<OrderDoc, OrderState>();
+
 export function applyOrderEvent(doc: OrderDoc | undefined, event: StoredEvent): OrderDoc {
-  // evolve reads only the facts and derives what it changes, so the stored facts need no derive first.
-  const state = doc ? { ...initialState(), ...doc } : initialState();
-  return factsOf(evolve(state, parseOrderEvent(event)));
+  const state = evolve(doc ? stateOf(doc) : initialState(), parseOrderEvent(event));
+  const facts = factsOf(state);
+  // evolve of a derived state gives a derived state: it is the new document's.
+  states.set(facts, state);
+  return facts;
 }
 
-// Columns are computed from the stored facts; derive the state once per document, not once per column.
-const states = new WeakMap<OrderDoc, OrderState>();
 export function stateOf(doc: OrderDoc): OrderState {
   let state = states.get(doc);
   if (!state) {

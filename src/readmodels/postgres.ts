@@ -6,7 +6,18 @@
 import type { Pool, PoolClient } from 'pg';
 import type { Projection, Query, ReadModelStore, Row, EventSource, StepResult } from './types.js';
 import type { StoredEvent } from '../eventstore/types.js';
-import { applyBatch, keysOfBatch, columnValues, checkedName, eventsAfter, indexedColumns } from './fold.js';
+import {
+  applyBatch,
+  checkedName,
+  columnValues,
+  docText,
+  eventsAfter,
+  indexedColumns,
+  keysOfBatch,
+  twinFold,
+  type Change,
+  type Fold,
+} from './fold.js';
 import { whereClause } from './sql.js';
 
 // uint32 values such as validTo do not fit PostgreSQL's integer: integer columns are bigint.
@@ -88,10 +99,17 @@ export class PostgresReadModelStore implements ReadModelStore {
       if (events.length === 0) return { checkpoints, events: 0 };
       const last = events[events.length - 1].position;
       const moved: string[] = [];
+      const folds: Fold[] = [];
       for (const projection of projections) {
-        const mine = eventsAfter(events, checkpoints[projection.name]);
+        const from = checkpoints[projection.name];
+        const mine = eventsAfter(events, from);
         if (mine.length === 0) continue;
-        await this.apply(client, projection, mine);
+        let fold = twinFold(folds, projection, from);
+        if (!fold) {
+          fold = { projection, from, changes: await this.fold(client, projection, mine), texts: new Map() };
+          folds.push(fold);
+        }
+        await this.write(client, projection, fold);
         checkpoints[projection.name] = last;
         moved.push(projection.name);
       }
@@ -100,8 +118,8 @@ export class PostgresReadModelStore implements ReadModelStore {
     });
   }
 
-  /** Loads the documents `events` touch, applies the events and writes the changes (inside a transaction). */
-  private async apply(client: PoolClient, projection: Projection<any>, events: StoredEvent[]): Promise<void> {
+  /** Loads the documents `events` touch and applies the events to them (inside a transaction). */
+  private async fold(client: PoolClient, projection: Projection<any>, events: StoredEvent[]): Promise<Map<string, Change<unknown>>> {
     const keys = keysOfBatch(projection, events);
     const docs = new Map<string, unknown>();
     if (keys.length > 0) {
@@ -109,15 +127,11 @@ export class PostgresReadModelStore implements ReadModelStore {
       const loaded = await client.query<{ id: string; doc: string }>(`SELECT id, doc FROM ${table} WHERE id = ANY($1)`, [keys]);
       for (const row of loaded.rows) docs.set(row.id, JSON.parse(row.doc));
     }
-    await this.write(client, projection, applyBatch(projection, events, docs));
+    return applyBatch(projection, events, docs);
   }
 
   /** Upserts and deletes a step's changes in two statements, whatever their number. */
-  private async write(
-    client: PoolClient,
-    projection: Projection<any>,
-    changes: Map<string, { doc: unknown; position: number }>,
-  ): Promise<void> {
+  private async write(client: PoolClient, projection: Projection<any>, fold: Fold): Promise<void> {
     const table = this.t(`rm_${projection.name}`);
     const names = Object.keys(projection.columns);
     const removed: string[] = [];
@@ -125,13 +139,13 @@ export class PostgresReadModelStore implements ReadModelStore {
     const docs: string[] = [];
     const positions: number[] = [];
     const columns: (string | number | boolean | null)[][] = names.map(() => []);
-    for (const [key, change] of changes) {
+    for (const [key, change] of fold.changes) {
       if (change.doc === undefined) {
         removed.push(key);
         continue;
       }
       ids.push(key);
-      docs.push(JSON.stringify(change.doc));
+      docs.push(docText(fold, key, change.doc));
       positions.push(change.position);
       columnValues(projection, change.doc).forEach((v, i) => columns[i].push(v));
     }

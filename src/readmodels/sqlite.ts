@@ -6,7 +6,18 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Projection, Query, ReadModelStore, Row, EventSource, StepResult } from './types.js';
 import type { StoredEvent } from '../eventstore/types.js';
-import { applyBatch, keysOfBatch, columnValues, checkedName, eventsAfter, indexedColumns } from './fold.js';
+import {
+  applyBatch,
+  checkedName,
+  columnValues,
+  docText,
+  eventsAfter,
+  indexedColumns,
+  keysOfBatch,
+  twinFold,
+  type Change,
+  type Fold,
+} from './fold.js';
 import { whereClause } from './sql.js';
 
 const SQL_TYPE = { text: 'TEXT', integer: 'INTEGER', boolean: 'INTEGER' } as const;
@@ -87,13 +98,20 @@ export class SqliteReadModelStore implements ReadModelStore {
     const events = await source(Math.min(...Object.values(checkpoints)));
     if (events.length === 0) return { checkpoints, events: 0 };
     const last = events[events.length - 1].position;
+    const folds: Fold[] = [];
     this.withoutSync(
       this.db.transaction(() => {
         for (const p of prepared) {
           const name = p.projection.name;
-          const mine = eventsAfter(events, checkpoints[name]);
+          const from = checkpoints[name];
+          const mine = eventsAfter(events, from);
           if (mine.length === 0) continue;
-          this.apply(p, mine);
+          let fold = twinFold(folds, p.projection, from);
+          if (!fold) {
+            fold = { projection: p.projection, from, changes: this.fold(p, mine), texts: new Map() };
+            folds.push(fold);
+          }
+          this.write(p, fold);
           this.setCheckpoint.run(last, name);
           checkpoints[name] = last;
         }
@@ -119,16 +137,20 @@ export class SqliteReadModelStore implements ReadModelStore {
     }
   }
 
-  /** Loads the documents `events` touch, applies the events and writes the changes (inside a transaction). */
-  private apply({ projection, load, upsert, remove }: Prepared, events: StoredEvent[]): void {
+  /** Loads the documents `events` touch and applies the events to them (inside a transaction). */
+  private fold({ projection, load }: Prepared, events: StoredEvent[]): Map<string, Change<unknown>> {
     const keys = keysOfBatch(projection, events);
     const docs = new Map<string, unknown>();
     if (keys.length > 0) {
       for (const row of load.all(JSON.stringify(keys)) as { id: string; doc: string }[]) docs.set(row.id, JSON.parse(row.doc));
     }
-    for (const [key, change] of applyBatch(projection, events, docs)) {
+    return applyBatch(projection, events, docs);
+  }
+
+  private write({ projection, upsert, remove }: Prepared, fold: Fold): void {
+    for (const [key, change] of fold.changes) {
       if (change.doc === undefined) remove.run(key);
-      else upsert.run(key, JSON.stringify(change.doc), change.position, ...columnValues(projection, change.doc).map(sqliteValue));
+      else upsert.run(key, docText(fold, key, change.doc), change.position, ...columnValues(projection, change.doc).map(sqliteValue));
     }
   }
 

@@ -149,6 +149,21 @@ function contract(
       assert.deepEqual((await store.get<Account>('accounts', 'acc-05'))?.doc, { owner: 'alice', balance: 50, deposits: 1 });
     });
 
+    it('folds twin projections (same keysOf and apply) once, each with its own columns, also when one lags', async () => {
+      const base = accounts();
+      const twin: Projection<Account> = { ...base, name: 'accounts_twin', columns: { deposits: { type: 'integer', of: (d) => d.deposits } } };
+      await store.prepare(base);
+      await drain(store, base, 20); // the twin starts behind
+      await store.prepare(twin);
+      for (;;) if ((await store.step([base, twin], source(10))).events === 0) break;
+      const [a, b] = [await digestReadModel(store, 'accounts'), await digestReadModel(store, 'accounts_twin')];
+      assert.equal(a.sha256, b.sha256, 'the same documents');
+      assert.equal(b.documents, 29);
+      const deposited = await store.find<Account>('accounts_twin', { where: [{ column: 'deposits', op: '=', value: 1 }] });
+      assert.equal(deposited.length, 29);
+      await assert.rejects(store.find('accounts_twin', { where: [{ column: 'owner', op: '=', value: 'bob' }] }), 'its own columns only');
+    });
+
     it('rebuilds from position 0 when the projection version changes', async () => {
       await drain(store, accounts(), 100);
       await store.prepare(accounts(2));
