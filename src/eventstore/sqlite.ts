@@ -76,7 +76,11 @@ export class SqliteEventStore implements EventStore {
     // 36,000-51,000; both far above the 3,000 orders/s intake, so the stronger guarantee is kept.
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
+    // The read models share this file: a 64 MB page cache keeps their indexes in memory, and checkpointing
+    // the WAL every 10,000 pages (40 MB) rather than 1,000 copies each often-changed page once instead of
+    // many times (order intake, bench/orderbook.ts: about 5% more orders/s, 20 µs less CPU per order).
     this.db.pragma('cache_size = -65536');
+    this.db.pragma('wal_autocheckpoint = 10000');
     this.db.exec(SCHEMA);
     this.statements = prepareStatements(this.db);
     this.writeBatchTx = this.db.transaction((batch: PreparedAppend[]) => this.writeBatch(batch));
