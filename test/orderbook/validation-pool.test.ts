@@ -50,6 +50,26 @@ describe('order validation on worker threads', function () {
     assert.equal(typeof (viaPool[0] as { order: { sellAmount: unknown } }).order.sellAmount, 'bigint');
   });
 
+  it('replaces a worker that stops', async () => {
+    const single = new ValidationPool(1);
+    try {
+      const { body } = await signOrder(Wallet.createRandom(), DOMAIN, {
+        sellToken: '0x' + 'a1'.repeat(20),
+        buyToken: '0x' + 'b2'.repeat(20),
+        sellAmount: 1000n,
+        buyAmount: 900n,
+        validTo: CONTEXT.now + 3600,
+      });
+      await single.validate(body, CONTEXT);
+      await (single as unknown as { workers: { terminate(): Promise<number> }[] }).workers[0].terminate();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const again = await single.validate(body, CONTEXT);
+      assert.equal(again.sellAmount, 1000n);
+    } finally {
+      await single.close();
+    }
+  });
+
   it('refuses work once closed', async () => {
     const closed = new ValidationPool(1);
     await closed.close();

@@ -30,14 +30,24 @@ export class ValidationPool {
   private closed = false;
 
   constructor(size = defaultValidationWorkers()) {
-    this.workers = Array.from({ length: size }, () => new Worker(new URL('./worker.js', import.meta.url)));
-    this.load = this.workers.map(() => 0);
-    this.workers.forEach((worker, i) => {
-      worker.on('message', (outcomes: ValidationOutcome[]) => this.settle(i, outcomes));
-      worker.on('error', (err) => this.failAll(err));
-      // Idle workers must not keep the process alive; pending jobs keep it busy anyway.
-      worker.unref();
+    this.load = Array.from({ length: size }, () => 0);
+    this.workers = this.load.map((_, i) => this.spawn(i));
+  }
+
+  /** Worker `i`; one that stops unexpectedly fails what is pending and is replaced. */
+  private spawn(i: number): Worker {
+    const worker = new Worker(new URL('./worker.js', import.meta.url));
+    worker.on('message', (outcomes: ValidationOutcome[]) => this.settle(i, outcomes));
+    worker.on('error', (err) => this.failAll(err));
+    worker.on('exit', () => {
+      if (this.closed) return;
+      this.failAll(new Error('an order validation worker stopped'));
+      this.load[i] = 0;
+      this.workers[i] = this.spawn(i);
     });
+    // Idle workers must not keep the process alive; pending jobs keep it busy anyway.
+    worker.unref();
+    return worker;
   }
 
   /** validateOrderCreation(body, context) on a worker: the same result, or the same OrderbookError. */
