@@ -138,9 +138,9 @@ describe('order book API: orders', function () {
 
   it('lists expired orders only with a minValidTo in the past', async () => {
     const carol = await h.trader({ [TKA]: e18(10) });
-    const short = await place(carol, { sellToken: TKA, buyToken: TKB, sellAmount: e18(1), buyAmount: e18(1), validTo: now() + 3 });
+    const short = await place(carol, { sellToken: TKA, buyToken: TKB, sellAmount: e18(1), buyAmount: e18(1), validTo: now() + 6 });
     assert.deepEqual(uids(await list({ owner: carol.address })), [short.uid]);
-    await until(async () => (await list({ owner: carol.address })).length === 0, 'the order to expire', 15_000);
+    await until(async () => (await list({ owner: carol.address })).length === 0, 'the order to expire', 20_000);
     const listed = await list({ owner: carol.address, minValidTo: 0 });
     assert.deepEqual(uids(listed), [short.uid]);
     assert.equal(listed[0].status, 'expired');
@@ -311,7 +311,7 @@ describe('order book API: orders', function () {
   it('serves solvable orders with an ETag: 304 while nothing changes, a new ETag after a cancellation and after expiry', async () => {
     const kim = await h.trader({ [TKA]: e18(100) });
     const lasting = await place(kim, { sellToken: TKA, buyToken: TKB, sellAmount: e18(1), buyAmount: e18(1) });
-    const expiring = await place(kim, { sellToken: TKA, buyToken: TKB, sellAmount: e18(2), buyAmount: e18(1), validTo: now() + 4 });
+    const expiring = await place(kim, { sellToken: TKA, buyToken: TKB, sellAmount: e18(2), buyAmount: e18(1), validTo: now() + 8 });
 
     const first = await get(h.api, '/solvable_orders');
     assert.equal(first.status, 200);
@@ -328,7 +328,7 @@ describe('order book API: orders', function () {
     assert.equal((await get(h.api, '/solvable_orders', { 'if-none-match': '"something-else"' })).status, 200);
 
     // After expiry: the order leaves the answer and the ETag changes.
-    await until(async () => !uids(await solvable()).includes(expiring.uid), 'the order to expire', 15_000);
+    await until(async () => !uids(await solvable()).includes(expiring.uid), 'the order to expire', 20_000);
     const expired = await get(h.api, '/solvable_orders', { 'if-none-match': etag });
     assert.equal(expired.status, 200);
     assert.notEqual(expired.headers.get('etag'), etag);
