@@ -25,13 +25,17 @@ export function orderKeys(event: StoredEvent): string[] {
   return typeof uid === 'string' ? [uid] : [];
 }
 
+// The state of each document, derived once: columns and the next event's apply read it.
+const states = new WeakMap<OrderDoc, OrderState>();
+
 export function applyOrderEvent(doc: OrderDoc | undefined, event: StoredEvent): OrderDoc {
-  const state = doc ? stateFromFacts(doc) : initialState();
-  return factsOf(evolve(state, parseOrderEvent(event)));
+  const state = evolve(doc ? stateOf(doc) : initialState(), parseOrderEvent(event));
+  const facts = factsOf(state);
+  // evolve of a derived state gives a derived state: it is the new document's.
+  states.set(facts, state);
+  return facts;
 }
 
-// Columns are computed from the stored facts; derive the state once per document, not once per column.
-const states = new WeakMap<OrderDoc, OrderState>();
 export function stateOf(doc: OrderDoc): OrderState {
   let state = states.get(doc);
   if (!state) {
@@ -48,13 +52,14 @@ export const ordersProjection: Projection<OrderDoc> = {
   apply: applyOrderEvent,
   columns: {
     // false for an order known only from chain facts (a trade of an order placed elsewhere)
-    known: { type: 'boolean', of: (doc) => doc.order !== null },
+    known: { type: 'boolean', of: (doc) => doc.order !== null, indexed: false },
     owner: { type: 'text', of: (doc) => doc.order?.owner ?? null },
     sell_token: { type: 'text', of: (doc) => doc.order?.sellToken ?? null },
     buy_token: { type: 'text', of: (doc) => doc.order?.buyToken ?? null },
     valid_to: { type: 'integer', of: (doc) => doc.order?.validTo ?? null },
     created_at: { type: 'text', of: (doc) => doc.order?.creationDate ?? null },
-    fully_executed: { type: 'boolean', of: (doc) => stateOf(doc).fullyExecuted },
-    invalidated: { type: 'boolean', of: (doc) => isInvalidated(stateOf(doc)) },
+    // Flags most orders share: filtered on, but no help as indexes.
+    fully_executed: { type: 'boolean', of: (doc) => stateOf(doc).fullyExecuted, indexed: false },
+    invalidated: { type: 'boolean', of: (doc) => isInvalidated(stateOf(doc)), indexed: false },
   },
 };

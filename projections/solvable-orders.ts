@@ -19,8 +19,11 @@ export const solvableOrdersProjection: Projection<OrderDoc> = {
   version: 1,
   keysOf: orderKeys,
   apply: applyOrderEvent,
+  // The SolvableOrders view (src/orderbook/solvable-orders.ts) reads the rows changed since its cursor.
+  followed: true,
   columns: {
-    solvable: { type: 'boolean', of: (doc) => solvableByEvents(stateOf(doc)) },
-    valid_to: { type: 'integer', of: (doc) => doc.order?.validTo ?? null },
+    // The view reads changed rows by position; these columns are for inspection, not queries.
+    solvable: { type: 'boolean', of: (doc) => solvableByEvents(stateOf(doc)), indexed: false },
+    valid_to: { type: 'integer', of: (doc) => doc.order?.validTo ?? null, indexed: false },
   },
 };

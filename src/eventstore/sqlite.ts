@@ -26,13 +26,14 @@ const SCHEMA = `
   ) STRICT;
 `;
 
-const COLUMNS = `position, stream_id AS streamId, stream_version AS streamVersion, type,
-  schema_version AS schemaVersion, data, recorded_at AS recordedAt`;
+const COLUMNS = 'position, stream_id, stream_version, type, schema_version, data, recorded_at';
 
-type Row = Omit<StoredEvent, 'data'> & { data: string };
+// Rows as arrays (better-sqlite3's raw mode): replay reads millions, and building each event once from an
+// array is about twice as fast as copying a row object.
+type Row = [position: number, streamId: string, streamVersion: number, type: string, schemaVersion: number, data: string, recordedAt: string];
 
-function toEvent(row: Row): StoredEvent {
-  return { ...row, data: JSON.parse(row.data) as unknown };
+function toEvent([position, streamId, streamVersion, type, schemaVersion, data, recordedAt]: Row): StoredEvent {
+  return { position, streamId, streamVersion, type, schemaVersion, data: JSON.parse(data) as unknown, recordedAt };
 }
 
 function prepareStatements(db: Database.Database) {
@@ -45,8 +46,8 @@ function prepareStatements(db: Database.Database) {
       `INSERT INTO events (position, stream_id, stream_version, type, schema_version, data, recorded_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
-    readStream: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY stream_version`),
-    readAll: db.prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`),
+    readStream: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY stream_version`).raw(),
+    readAll: db.prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(),
   };
 }
 
@@ -75,6 +76,11 @@ export class SqliteEventStore implements EventStore {
     // 36,000-51,000; both far above the 3,000 orders/s intake, so the stronger guarantee is kept.
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
+    // The read models share this file: a 64 MB page cache keeps their indexes in memory, and checkpointing
+    // the WAL every 10,000 pages (40 MB) rather than 1,000 copies each often-changed page once instead of
+    // many times (order intake, bench/orderbook.ts: about 5% more orders/s, 20 µs less CPU per order).
+    this.db.pragma('cache_size = -65536');
+    this.db.pragma('wal_autocheckpoint = 10000');
     this.db.exec(SCHEMA);
     this.statements = prepareStatements(this.db);
     this.writeBatchTx = this.db.transaction((batch: PreparedAppend[]) => this.writeBatch(batch));

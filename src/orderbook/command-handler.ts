@@ -4,7 +4,7 @@
  * (ConcurrencyError), the command is decided again on the new state: 50 concurrent cancellations of one
  * order thus append one OrderCancelled, and 50 concurrent creations one OrderCreated.
  */
-import { ConcurrencyError, type EventStore } from '../eventstore/types.js';
+import { ConcurrencyError, type EventStore, type StoredEvent } from '../eventstore/types.js';
 import { decide, commandUid, type OrderCommand } from './commands/decider.js';
 import { orderStreamId, parseOrderEvent } from './commands/events.js';
 import { foldOrderEvents } from './commands/order-state.js';
@@ -18,8 +18,11 @@ export interface CommandResult {
 
 export async function handleOrderCommand(store: EventStore, command: OrderCommand): Promise<CommandResult> {
   const streamId = orderStreamId(commandUid(command));
+  // A new order's stream is almost always empty, so creation first decides on an empty stream without
+  // reading it; the append's expected version 0 checks that, and a ConcurrencyError sends it the usual way.
+  let stored: StoredEvent[] | undefined = command.type === 'CreateOrder' ? [] : undefined;
   for (let attempt = 1; ; attempt++) {
-    const stored = await store.readStream(streamId);
+    stored ??= await store.readStream(streamId);
     const state = foldOrderEvents(stored.map(parseOrderEvent));
     const events = decide(command, state);
     if (events.length === 0) return { position: null };
@@ -28,6 +31,7 @@ export async function handleOrderCommand(store: EventStore, command: OrderComman
       return { position: appended.position };
     } catch (err) {
       if (!(err instanceof ConcurrencyError) || attempt >= MAX_ATTEMPTS) throw err;
+      stored = undefined;
     }
   }
 }

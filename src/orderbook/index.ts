@@ -15,6 +15,7 @@ import { openChain, type LiveChain } from './chain/context.js';
 import { Indexer } from './chain/indexer.js';
 import { indexerStateFor } from './chain/indexer-state.js';
 import { createOrderbookApi } from './api/app.js';
+import { ValidationPool } from './validation/pool.js';
 
 /** Orders and cancellations are a few kilobytes; EIP-1271 signatures may be longer, never this long. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -45,6 +46,7 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
   const readModels = readModelStoreFor(events);
   const runner = new ProjectionRunner(events, readModels, projections, log);
   let chain: LiveChain | undefined;
+  let validator: ValidationPool | undefined;
   try {
     await runner.start();
     const network = gateway.network(config.orderbook.network);
@@ -54,7 +56,8 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
         { cause: err },
       );
     });
-    const book = new OrderBook({ events, readModels, runner, chain, config: config.orderbook });
+    validator = new ValidationPool();
+    const book = new OrderBook({ events, readModels, runner, chain, validator, config: config.orderbook });
     await book.start();
     const indexer = new Indexer({
       rpc: chain.rpc,
@@ -68,6 +71,7 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
     indexer.start();
     const app = createOrderbookApi(book, { maxBodyBytes: MAX_BODY_BYTES });
     const live = chain;
+    const workers = validator;
     return {
       book,
       events,
@@ -87,12 +91,14 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
       async stop() {
         await indexer.stop();
         live.stop();
+        await workers.close();
         await runner.stop();
         await events.close();
       },
     };
   } catch (err) {
     chain?.stop();
+    await validator?.close();
     await runner.stop();
     await events.close();
     throw err;

@@ -14,7 +14,14 @@ import type { FeeInformation } from '../generated/orderbook/fee-information.js';
 import type { Eip712DomainInfo } from '../generated/orderbook/domain.js';
 import type { ProjectionsStatus } from '../generated/orderbook/projections-status.js';
 import { DOMAIN_NAME, DOMAIN_VERSION, domainSeparator, gpv2Domain } from './domain/eip712.js';
-import { validateOrderCreation, checkFee, checkBalance, parseOrderUid } from './domain/order.js';
+import {
+  validateOrderCreation,
+  checkFee,
+  checkBalance,
+  parseOrderUid,
+  type OrderValidationContext,
+  type ValidatedOrder,
+} from './domain/order.js';
 import { verifyCancellation } from './domain/cancellation.js';
 import { orderbookErrors } from './domain/errors.js';
 import { orderView, stateFromFacts } from './commands/order-state.js';
@@ -42,12 +49,19 @@ export interface TradesFilter {
   limit: number;
 }
 
+/** Runs validateOrderCreation somewhere (validation/pool.ts: on worker threads). */
+export interface OrderValidator {
+  validate(body: unknown, context: OrderValidationContext): Promise<ValidatedOrder>;
+}
+
 export interface OrderBookParts {
   events: EventStore;
   readModels: ReadModelStore;
   runner: ProjectionRunner;
   chain: ChainContext;
   config: OrderbookConfig;
+  /** Where orders are validated; on the event loop when absent. */
+  validator?: OrderValidator;
   /** Milliseconds since the epoch; tests may move time. */
   clock?: () => number;
 }
@@ -87,12 +101,9 @@ export class OrderBook {
 
   /** POST /api/v1/orders: the new order's UID. */
   async placeOrder(body: unknown): Promise<string> {
-    const { chain, config } = this.parts;
-    const order = validateOrderCreation(body, {
-      domainSeparator: this.domainSeparator,
-      now: this.now(),
-      minValidToSeconds: config.minValidToSeconds,
-    });
+    const { chain, config, validator } = this.parts;
+    const context = { domainSeparator: this.domainSeparator, now: this.now(), minValidToSeconds: config.minValidToSeconds };
+    const order = validator ? await validator.validate(body, context) : validateOrderCreation(body, context);
     if (order.signingScheme === 'eip1271' && !(await chain.eip1271(order.owner, order.digest, order.signature))) {
       throw orderbookErrors.invalidEip1271Signature(order.digest);
     }

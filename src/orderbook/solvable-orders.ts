@@ -4,6 +4,9 @@
  * the last refresh (by position); what depends on time (validTo) and on the chain (balances) is applied
  * when the answer is built, and the built answer (its bytes and ETag) is reused until the read model
  * advances, a balance changes, or its earliest order expires.
+ *
+ * The funding of one order (GET /orders) depends only on the open orders of the same owner and sell token,
+ * so it is allocated for that pair alone, not by building the whole answer.
  */
 import { createHash } from 'node:crypto';
 import type { ReadModelStore } from '../readmodels/types.js';
@@ -26,7 +29,6 @@ interface Built extends SolvableAnswer {
   balancesVersion: number;
   /** The answer holds while now <= validUntil (the earliest validTo among its orders). */
   validUntil: number;
-  funding: Map<string, Funding>;
 }
 
 const NAME = solvableOrdersProjection.name;
@@ -53,8 +55,20 @@ function fundable(state: OrderState): FundableOrder {
   };
 }
 
+interface Pair {
+  owner: string;
+  token: string;
+  orders: Map<string, OrderState>;
+}
+
+const pairKey = (order: { owner: string; sellToken: string }) => `${order.owner}:${order.sellToken}`;
+
 export class SolvableOrders {
   private readonly open = new Map<string, OrderState>();
+  /** The open orders by (owner, sell token). */
+  private readonly pairs = new Map<string, Pair>();
+  /** Funding allocated per pair, for one (cursor, balances version, now). */
+  private pairFunding = { at: '', byPair: new Map<string, Map<string, Funding>>() };
   /** Highest row position taken in. */
   private cursor = 0;
   /** The read model's checkpoint this view has caught up with. */
@@ -84,7 +98,18 @@ export class SolvableOrders {
   /** Funding of an open, valid order at `now`; undefined for orders that are not open. */
   async fundingOf(uid: string, now: number): Promise<Funding | undefined> {
     if (this.syncedTo < this.runner.checkpoint(NAME)) await this.refresh();
-    return this.build(now).funding.get(uid);
+    const state = this.open.get(uid);
+    if (!state || state.order!.validTo < now) return undefined;
+    const at = `${this.cursor}:${this.balances?.version ?? 0}:${now}`;
+    if (this.pairFunding.at !== at) this.pairFunding = { at, byPair: new Map() };
+    const key = pairKey(state.order!);
+    let funding = this.pairFunding.byPair.get(key);
+    if (!funding) {
+      const valid = [...this.pairs.get(key)!.orders.values()].filter((s) => s.order!.validTo >= now).sort(oldestFirst);
+      funding = this.allocate(valid);
+      this.pairFunding.byPair.set(key, funding);
+    }
+    return funding.get(uid);
   }
 
   private refresh(): Promise<void> {
@@ -95,14 +120,15 @@ export class SolvableOrders {
         where: [{ column: 'position', op: '>', value: this.cursor }],
         orderBy: [{ column: 'position' }],
       });
+      let pairsChanged = false;
       for (const row of rows) {
         const state = stateFromFacts(row.doc);
-        if (solvableByEvents(state)) this.open.set(row.key, state);
-        else this.open.delete(row.key);
+        pairsChanged = this.remove(row.key) || pairsChanged;
+        if (solvableByEvents(state)) pairsChanged = this.add(row.key, state) || pairsChanged;
         if (row.position > this.cursor) this.cursor = row.position;
       }
       this.syncedTo = Math.max(this.syncedTo, checkpoint);
-      if (rows.length > 0) this.trackBalances();
+      if (pairsChanged) this.trackBalances();
     };
     const previous = this.syncing ?? Promise.resolve();
     const next = previous.then(run);
@@ -114,7 +140,38 @@ export class SolvableOrders {
 
   /** The balances to keep current at every block: those of the open orders' owners and sell tokens. */
   private trackBalances(): void {
-    this.balances?.track([...this.open.values()].map((s) => [s.order!.owner, s.order!.sellToken] as const));
+    this.balances?.track([...this.pairs.values()].map((p) => [p.owner, p.token] as const));
+  }
+
+  /** Adds an open order; true when its pair is new. */
+  private add(uid: string, state: OrderState): boolean {
+    this.open.set(uid, state);
+    const key = pairKey(state.order!);
+    const pair = this.pairs.get(key);
+    if (pair) {
+      pair.orders.set(uid, state);
+      return false;
+    }
+    this.pairs.set(key, { owner: state.order!.owner, token: state.order!.sellToken, orders: new Map([[uid, state]]) });
+    return true;
+  }
+
+  /** Removes an order if open; true when that leaves its pair without orders. */
+  private remove(uid: string): boolean {
+    const state = this.open.get(uid);
+    if (!state) return false;
+    this.open.delete(uid);
+    const key = pairKey(state.order!);
+    const pair = this.pairs.get(key)!;
+    pair.orders.delete(uid);
+    if (pair.orders.size > 0) return false;
+    this.pairs.delete(key);
+    return true;
+  }
+
+  /** Funding of `orders` (oldest first) from the spendable amounts known now. */
+  private allocate(orders: OrderState[]): Map<string, Funding> {
+    return allocateFunding(orders.map(fundable), (owner, token) => this.balances?.get(owner, token));
   }
 
   private build(now: number): Built {
@@ -123,15 +180,13 @@ export class SolvableOrders {
     if (b && b.cursor === this.cursor && b.balancesVersion === balancesVersion && now <= b.validUntil) return b;
 
     // An expired order never becomes valid again: forget it, and stop reading its owner's balance.
-    let expired = false;
+    let pairsGone = false;
     for (const [uid, state] of this.open) {
-      if (state.order!.validTo >= now) continue;
-      this.open.delete(uid);
-      expired = true;
+      if (state.order!.validTo < now) pairsGone = this.remove(uid) || pairsGone;
     }
-    if (expired) this.trackBalances();
+    if (pairsGone) this.trackBalances();
     const valid = [...this.open.values()].sort(oldestFirst);
-    const funding = allocateFunding(valid.map(fundable), (owner, token) => this.balances?.get(owner, token));
+    const funding = this.allocate(valid);
     const orders: Order[] = [];
     let validUntil = Number.MAX_SAFE_INTEGER;
     for (const state of valid) {
@@ -142,7 +197,7 @@ export class SolvableOrders {
     }
     const body = Buffer.from(JSON.stringify(orders));
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-    this.built = { body, etag, count: orders.length, cursor: this.cursor, balancesVersion, validUntil, funding };
+    this.built = { body, etag, count: orders.length, cursor: this.cursor, balancesVersion, validUntil };
     return this.built;
   }
 }

@@ -11,6 +11,12 @@ export interface Change<Doc> {
   position: number;
 }
 
+/** The events of a step that a projection at `checkpoint` has not applied yet (they come in position order). */
+export function eventsAfter(events: StoredEvent[], checkpoint: number): StoredEvent[] {
+  if (events.length === 0 || events[0].position > checkpoint) return events;
+  return events.filter((e) => e.position > checkpoint);
+}
+
 export function keysOfBatch(projection: Projection<any>, events: StoredEvent[]): string[] {
   const keys = new Set<string>();
   for (const event of events) for (const key of projection.keysOf(event)) keys.add(key);
@@ -35,9 +41,43 @@ export function applyBatch<Doc>(
   return changes;
 }
 
+/** A step's changes to one projection's documents, with each document's JSON text made once. */
+export interface Fold {
+  projection: Projection<any>;
+  /** The checkpoint the fold started from. */
+  from: number;
+  changes: Map<string, Change<unknown>>;
+  texts: Map<string, string>;
+}
+
+/**
+ * The fold already made in this step that `projection` can take as its own: projections with the same
+ * keysOf and apply hold the same documents (only their columns differ), so from the same checkpoint they
+ * fold to the same changes. (orders and solvable_orders are such twins.)
+ */
+export function twinFold(folds: Fold[], projection: Projection<any>, from: number): Fold | undefined {
+  return folds.find((f) => f.from === from && f.projection.keysOf === projection.keysOf && f.projection.apply === projection.apply);
+}
+
+/** The stored text of a changed document. */
+export function docText(fold: Fold, key: string, doc: unknown): string {
+  let text = fold.texts.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(doc);
+    fold.texts.set(key, text);
+  }
+  return text;
+}
+
 /** The values of a projection's columns for one document, in the order of `projection.columns`. */
 export function columnValues<Doc>(projection: Projection<Doc>, doc: Doc): (string | number | boolean | null)[] {
   return Object.values(projection.columns).map((column) => column.of(doc));
+}
+
+/** The columns to index: position when a view follows the read model, and every column not marked otherwise. */
+export function indexedColumns(projection: Projection<any>): string[] {
+  const columns = Object.entries(projection.columns).filter(([, c]) => c.indexed !== false).map(([name]) => name);
+  return projection.followed ? ['position', ...columns] : columns;
 }
 
 const NAME = /^[a-z][a-z0-9_]*$/;

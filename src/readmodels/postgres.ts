@@ -1,11 +1,23 @@
 /**
- * Read models in PostgreSQL, shared by every instance of the service. A step locks the projection's
- * checkpoint row (SELECT ... FOR UPDATE) for the length of its transaction, so instances take turns and no
+ * Read models in PostgreSQL, shared by every instance of the service. A step locks the projections'
+ * checkpoint rows (SELECT ... FOR UPDATE) for the length of its transaction, so instances take turns and no
  * event is applied twice; whichever instance gets there first brings the read model up to date for all.
  */
 import type { Pool, PoolClient } from 'pg';
 import type { Projection, Query, ReadModelStore, Row, EventSource, StepResult } from './types.js';
-import { applyBatch, keysOfBatch, columnValues, checkedName } from './fold.js';
+import type { StoredEvent } from '../eventstore/types.js';
+import {
+  applyBatch,
+  checkedName,
+  columnValues,
+  docText,
+  eventsAfter,
+  indexedColumns,
+  keysOfBatch,
+  twinFold,
+  type Change,
+  type Fold,
+} from './fold.js';
 import { whereClause } from './sql.js';
 
 // uint32 values such as validTo do not fit PostgreSQL's integer: integer columns are bigint.
@@ -50,7 +62,7 @@ export class PostgresReadModelStore implements ReadModelStore {
       await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
         id text COLLATE "C" PRIMARY KEY, doc text NOT NULL, position bigint NOT NULL${columns.map((c) => ', ' + c).join('')})`);
       // position: views that follow a read model ask for what changed since their cursor.
-      for (const column of ['position', ...Object.keys(projection.columns)]) {
+      for (const column of indexedColumns(projection)) {
         await client.query(`CREATE INDEX IF NOT EXISTS rm_${name}_${column} ON ${table} (${column})`);
       }
       await client.query(
@@ -72,38 +84,54 @@ export class PostgresReadModelStore implements ReadModelStore {
     return Number(res.rows[0]?.position ?? 0);
   }
 
-  async step(projection: Projection<any>, source: EventSource): Promise<StepResult> {
-    this.require(projection.name);
-    const table = this.t(`rm_${projection.name}`);
+  async step(projections: Projection<any>[], source: EventSource): Promise<StepResult> {
+    for (const projection of projections) this.require(projection.name);
+    const names = projections.map((p) => p.name);
     return this.transaction(async (client) => {
-      const locked = await client.query<{ position: string }>(
-        `SELECT position FROM ${this.t('rm_checkpoints')} WHERE name = $1 FOR UPDATE`,
-        [projection.name],
+      // Always locked in name order, so that instances stepping different sets cannot deadlock.
+      const locked = await client.query<{ name: string; position: string }>(
+        `SELECT name, position FROM ${this.t('rm_checkpoints')} WHERE name = ANY($1) ORDER BY name FOR UPDATE`,
+        [names],
       );
-      const after = Number(locked.rows[0].position);
-      const events = await source(after);
-      if (events.length === 0) return { checkpoint: after, events: 0 };
-
-      const keys = keysOfBatch(projection, events);
-      const docs = new Map<string, unknown>();
-      if (keys.length > 0) {
-        const loaded = await client.query<{ id: string; doc: string }>(`SELECT id, doc FROM ${table} WHERE id = ANY($1)`, [keys]);
-        for (const row of loaded.rows) docs.set(row.id, JSON.parse(row.doc));
-      }
-      const changes = applyBatch(projection, events, docs);
-      await this.write(client, projection, changes);
+      const checkpoints: Record<string, number> = {};
+      for (const row of locked.rows) checkpoints[row.name] = Number(row.position);
+      const events = await source(Math.min(...names.map((name) => checkpoints[name])));
+      if (events.length === 0) return { checkpoints, events: 0 };
       const last = events[events.length - 1].position;
-      await client.query(`UPDATE ${this.t('rm_checkpoints')} SET position = $1 WHERE name = $2`, [last, projection.name]);
-      return { checkpoint: last, events: events.length };
+      const moved: string[] = [];
+      const folds: Fold[] = [];
+      for (const projection of projections) {
+        const from = checkpoints[projection.name];
+        const mine = eventsAfter(events, from);
+        if (mine.length === 0) continue;
+        let fold = twinFold(folds, projection, from);
+        if (!fold) {
+          fold = { projection, from, changes: await this.fold(client, projection, mine), texts: new Map() };
+          folds.push(fold);
+        }
+        await this.write(client, projection, fold);
+        checkpoints[projection.name] = last;
+        moved.push(projection.name);
+      }
+      await client.query(`UPDATE ${this.t('rm_checkpoints')} SET position = $1 WHERE name = ANY($2)`, [last, moved]);
+      return { checkpoints, events: events.length };
     });
   }
 
+  /** Loads the documents `events` touch and applies the events to them (inside a transaction). */
+  private async fold(client: PoolClient, projection: Projection<any>, events: StoredEvent[]): Promise<Map<string, Change<unknown>>> {
+    const keys = keysOfBatch(projection, events);
+    const docs = new Map<string, unknown>();
+    if (keys.length > 0) {
+      const table = this.t(`rm_${projection.name}`);
+      const loaded = await client.query<{ id: string; doc: string }>(`SELECT id, doc FROM ${table} WHERE id = ANY($1)`, [keys]);
+      for (const row of loaded.rows) docs.set(row.id, JSON.parse(row.doc));
+    }
+    return applyBatch(projection, events, docs);
+  }
+
   /** Upserts and deletes a step's changes in two statements, whatever their number. */
-  private async write(
-    client: PoolClient,
-    projection: Projection<any>,
-    changes: Map<string, { doc: unknown; position: number }>,
-  ): Promise<void> {
+  private async write(client: PoolClient, projection: Projection<any>, fold: Fold): Promise<void> {
     const table = this.t(`rm_${projection.name}`);
     const names = Object.keys(projection.columns);
     const removed: string[] = [];
@@ -111,13 +139,13 @@ export class PostgresReadModelStore implements ReadModelStore {
     const docs: string[] = [];
     const positions: number[] = [];
     const columns: (string | number | boolean | null)[][] = names.map(() => []);
-    for (const [key, change] of changes) {
+    for (const [key, change] of fold.changes) {
       if (change.doc === undefined) {
         removed.push(key);
         continue;
       }
       ids.push(key);
-      docs.push(JSON.stringify(change.doc));
+      docs.push(docText(fold, key, change.doc));
       positions.push(change.position);
       columnValues(projection, change.doc).forEach((v, i) => columns[i].push(v));
     }

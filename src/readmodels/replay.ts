@@ -32,7 +32,7 @@ export async function replay(
     const page = (await log.readAll(after, PAGE)).filter((e) => e.position <= end);
     if (page.length === 0) break;
     const source = async (from: number): Promise<StoredEvent[]> => page.filter((e) => e.position > from);
-    for (const projection of projections) await target.step(projection, source);
+    await target.step(projections, source);
     after = page[page.length - 1].position;
     events += page.length;
   }

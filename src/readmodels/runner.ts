@@ -1,7 +1,8 @@
 /**
  * Keeps every projection caught up with the event log: one catch-up pass at start, then another whenever
  * the event store announces new events (appended here or, on PostgreSQL, by another instance). Passes never
- * overlap within a process. `waitFor(position)` lets a command handler answer only once its events are
+ * overlap within a process, and each step moves every projection in one transaction over one read of the
+ * log, so the read models stay in step with each other. `waitFor(position)` lets a command handler answer only once its events are
  * visible in the read models (read-your-writes).
  */
 import { EventEmitter } from 'node:events';
@@ -91,24 +92,26 @@ export class ProjectionRunner extends EventEmitter {
   private async run(): Promise<void> {
     do {
       this.again = false;
-      for (const projection of this.projections) {
-        try {
-          await this.drain(projection);
-        } catch (err) {
-          // The step's transaction rolled back; the next announcement (or restart) tries again.
-          this.logger.error({ err, projection: projection.name }, 'projection step failed');
-        }
+      try {
+        await this.drain();
+      } catch (err) {
+        // The step's transaction rolled back; the next announcement (or restart) tries again.
+        this.logger.error({ err }, 'projection step failed');
       }
       this.release();
     } while (this.again && !this.stopped);
   }
 
-  private async drain(projection: Projection<any>): Promise<void> {
+  /** Steps every projection together, a batch of events at a time, until the log has nothing more. */
+  private async drain(): Promise<void> {
     for (;;) {
-      const result = await this.store.step(projection, (after) => this.events.readAll(after, this.batchSize));
-      const before = this.checkpoints.get(projection.name) ?? 0;
-      this.checkpoints.set(projection.name, result.checkpoint);
-      if (result.checkpoint !== before) this.emit('advanced', projection.name, result.checkpoint);
+      const result = await this.store.step(this.projections, (after) => this.events.readAll(after, this.batchSize));
+      for (const projection of this.projections) {
+        const before = this.checkpoints.get(projection.name) ?? 0;
+        const now = result.checkpoints[projection.name] ?? before;
+        this.checkpoints.set(projection.name, now);
+        if (now !== before) this.emit('advanced', projection.name, now);
+      }
       if (result.events < this.batchSize) return;
     }
   }

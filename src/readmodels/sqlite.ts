@@ -1,11 +1,23 @@
 /**
- * Read models in SQLite, on the event store's own connection. A step's writes run in one synchronous
- * transaction: nothing else can interleave with it in this process, and the projections of the embedded
+ * Read models in SQLite, on the event store's own connection. A step's writes (every projection's) run in
+ * one synchronous transaction: nothing else can interleave with it in this process, and the projections of the embedded
  * store are driven by this process only.
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { Projection, Query, ReadModelStore, Row, EventSource, StepResult } from './types.js';
-import { applyBatch, keysOfBatch, columnValues, checkedName } from './fold.js';
+import type { StoredEvent } from '../eventstore/types.js';
+import {
+  applyBatch,
+  checkedName,
+  columnValues,
+  docText,
+  eventsAfter,
+  indexedColumns,
+  keysOfBatch,
+  twinFold,
+  type Change,
+  type Fold,
+} from './fold.js';
 import { whereClause } from './sql.js';
 
 const SQL_TYPE = { text: 'TEXT', integer: 'INTEGER', boolean: 'INTEGER' } as const;
@@ -25,9 +37,14 @@ export class SqliteReadModelStore implements ReadModelStore {
   readonly kind = 'sqlite' as const;
   private readonly prepared = new Map<string, Prepared>();
 
+  private readonly getCheckpoint: Statement;
+  private readonly setCheckpoint: Statement;
+
   constructor(private readonly db: Database) {
     db.exec(`CREATE TABLE IF NOT EXISTS rm_checkpoints (
       name TEXT PRIMARY KEY, version INTEGER NOT NULL, position INTEGER NOT NULL)`);
+    this.getCheckpoint = db.prepare('SELECT position FROM rm_checkpoints WHERE name = ?');
+    this.setCheckpoint = db.prepare('UPDATE rm_checkpoints SET position = ? WHERE name = ?');
   }
 
   async prepare(projection: Projection<any>): Promise<void> {
@@ -41,7 +58,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (
         id TEXT PRIMARY KEY, doc TEXT NOT NULL, position INTEGER NOT NULL${columns.map((c) => ', ' + c).join('')})`);
       // position: views that follow a read model ask for what changed since their cursor.
-      for (const name of ['position', ...Object.keys(projection.columns)]) {
+      for (const name of indexedColumns(projection)) {
         this.db.exec(`CREATE INDEX IF NOT EXISTS ${table}_${name} ON ${table} (${name})`);
       }
       this.db
@@ -67,33 +84,74 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async checkpoint(name: string): Promise<number> {
-    const row = this.db.prepare('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as
-      | { position: number }
-      | undefined;
-    return row?.position ?? 0;
+    return this.currentCheckpoint(name);
   }
 
-  async step(projection: Projection<any>, source: EventSource): Promise<StepResult> {
-    const p = this.require(projection.name);
-    const after = await this.checkpoint(projection.name);
-    const events = await source(after);
-    if (events.length === 0) return { checkpoint: after, events: 0 };
+  private currentCheckpoint(name: string): number {
+    return (this.getCheckpoint.get(name) as { position: number } | undefined)?.position ?? 0;
+  }
+
+  async step(projections: Projection<any>[], source: EventSource): Promise<StepResult> {
+    const prepared = projections.map((projection) => this.require(projection.name));
+    const checkpoints: Record<string, number> = {};
+    for (const { projection } of prepared) checkpoints[projection.name] = this.currentCheckpoint(projection.name);
+    const events = await source(Math.min(...Object.values(checkpoints)));
+    if (events.length === 0) return { checkpoints, events: 0 };
     const last = events[events.length - 1].position;
-    this.db.transaction(() => {
-      const keys = keysOfBatch(projection, events);
-      const docs = new Map<string, unknown>();
-      if (keys.length > 0) {
-        for (const row of p.load.all(JSON.stringify(keys)) as { id: string; doc: string }[]) {
-          docs.set(row.id, JSON.parse(row.doc));
+    const folds: Fold[] = [];
+    this.withoutSync(
+      this.db.transaction(() => {
+        for (const p of prepared) {
+          const name = p.projection.name;
+          const from = checkpoints[name];
+          const mine = eventsAfter(events, from);
+          if (mine.length === 0) continue;
+          let fold = twinFold(folds, p.projection, from);
+          if (!fold) {
+            fold = { projection: p.projection, from, changes: this.fold(p, mine), texts: new Map() };
+            folds.push(fold);
+          }
+          this.write(p, fold);
+          this.setCheckpoint.run(last, name);
+          checkpoints[name] = last;
         }
-      }
-      for (const [key, change] of applyBatch(projection, events, docs)) {
-        if (change.doc === undefined) p.remove.run(key);
-        else p.upsert.run(key, JSON.stringify(change.doc), change.position, ...columnValues(projection, change.doc).map(sqliteValue));
-      }
-      this.db.prepare('UPDATE rm_checkpoints SET position = ? WHERE name = ?').run(last, projection.name);
-    })();
-    return { checkpoint: last, events: events.length };
+      }),
+    );
+    return { checkpoints, events: events.length };
+  }
+
+  /**
+   * Runs a read-model transaction without waiting for the disk (synchronous = NORMAL), whatever the
+   * connection's setting for events. A read model is rebuilt from the log, so a power loss that takes its
+   * last commits away only makes it catch up again, and in WAL mode it cannot leave it half-written; the
+   * event store's own commits keep their fsync. Nothing interleaves: better-sqlite3 is synchronous.
+   */
+  private withoutSync(work: () => void): void {
+    const setting = this.db.pragma('synchronous', { simple: true }) as number;
+    if (setting <= 1) return work();
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      work();
+    } finally {
+      this.db.pragma(`synchronous = ${setting}`);
+    }
+  }
+
+  /** Loads the documents `events` touch and applies the events to them (inside a transaction). */
+  private fold({ projection, load }: Prepared, events: StoredEvent[]): Map<string, Change<unknown>> {
+    const keys = keysOfBatch(projection, events);
+    const docs = new Map<string, unknown>();
+    if (keys.length > 0) {
+      for (const row of load.all(JSON.stringify(keys)) as { id: string; doc: string }[]) docs.set(row.id, JSON.parse(row.doc));
+    }
+    return applyBatch(projection, events, docs);
+  }
+
+  private write({ projection, upsert, remove }: Prepared, fold: Fold): void {
+    for (const [key, change] of fold.changes) {
+      if (change.doc === undefined) remove.run(key);
+      else upsert.run(key, docText(fold, key, change.doc), change.position, ...columnValues(projection, change.doc).map(sqliteValue));
+    }
   }
 
   async get<Doc>(name: string, key: string): Promise<Row<Doc> | undefined> {

@@ -11,6 +11,11 @@ export type ColumnValue = string | number | boolean | null;
 export interface Column<Doc> {
   type: 'text' | 'integer' | 'boolean';
   of(doc: Doc): ColumnValue;
+  /**
+   * Whether the column gets an index (default true). Every index is written at every change of a
+   * document, so a column that no query narrows or sorts by well (a flag most rows share) goes without.
+   */
+  indexed?: boolean;
 }
 
 export interface Projection<Doc = unknown> {
@@ -24,6 +29,8 @@ export interface Projection<Doc = unknown> {
   apply(doc: Doc | undefined, event: StoredEvent, key: string): Doc | undefined;
   /** Columns kept beside each document so that queries can filter and sort on them. */
   columns: Record<string, Column<Doc>>;
+  /** A view follows this read model by position (the rows changed since its cursor): index the position. */
+  followed?: boolean;
 }
 
 export interface Condition {
@@ -50,9 +57,9 @@ export interface Row<Doc> {
 export type EventSource = (after: number) => Promise<StoredEvent[]>;
 
 export interface StepResult {
-  /** The projection's checkpoint after the step. */
-  checkpoint: number;
-  /** Events read in this step (0: the projection was already at the head of `source`). */
+  /** Each projection's checkpoint after the step, by name. */
+  checkpoints: Record<string, number>;
+  /** Events read in this step (0: every projection was already at the head of `source`). */
   events: number;
 }
 
@@ -61,11 +68,13 @@ export interface ReadModelStore {
   /** Creates the projection's table, or drops and recreates it when its version changed. */
   prepare(projection: Projection<any>): Promise<void>;
   /**
-   * One atomic step: takes the projection's checkpoint (exclusively, so that several processes sharing a
-   * database never apply the same events twice), reads the next events from `source`, applies them, and
-   * writes the changed documents and the new checkpoint in one transaction.
+   * One atomic step for several projections: takes their checkpoints (exclusively, so that several
+   * processes sharing a database never apply the same events twice), reads the next events once from
+   * `source` (after the lowest checkpoint), applies to each projection the events past its own checkpoint,
+   * and writes the changed documents and the new checkpoints in one transaction. The read models thus
+   * move together: a reader never sees one ahead of another that was at the same checkpoint.
    */
-  step(projection: Projection<any>, source: EventSource): Promise<StepResult>;
+  step(projections: Projection<any>[], source: EventSource): Promise<StepResult>;
   checkpoint(name: string): Promise<number>;
   get<Doc>(name: string, key: string): Promise<Row<Doc> | undefined>;
   find<Doc>(name: string, query: Query): Promise<Row<Doc>[]>;

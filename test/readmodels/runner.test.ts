@@ -40,6 +40,8 @@ describe('projection runner on SQLite', () => {
     await runner.waitFor(last);
     const rows = await runner.store.find<{ events: number }>('counts', { orderBy: [{ column: 'id' }] });
     assert.deepEqual(rows.map((r) => [r.key, r.doc.events]), [['a', 2], ['s0', 10], ['s1', 10], ['s2', 10], ['s3', 10]]);
+    // Read-model steps skip the fsync, but the connection's appends keep it (2 = FULL).
+    assert.equal(events.db.pragma('synchronous', { simple: true }), 2);
 
     // After a restart the checkpoint holds: nothing is applied twice.
     await runner.stop();

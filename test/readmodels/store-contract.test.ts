@@ -62,7 +62,7 @@ const source = (batch: number): EventSource => async (after) => log.filter((e) =
 async function drain(store: ReadModelStore, projection: Projection<Account>, batch: number): Promise<number> {
   let steps = 0;
   for (;;) {
-    const r = await store.step(projection, source(batch));
+    const r = await store.step([projection], source(batch));
     steps++;
     if (r.events === 0) return steps;
   }
@@ -117,6 +117,51 @@ function contract(
       assert.deepEqual(one, all);
       assert.equal(all.documents, 29);
       assert.equal(all.position, log.length);
+    });
+
+    it('steps several projections in one go, each from its own checkpoint', async () => {
+      // `deposits` counts Deposited events per account; it starts later than `accounts`.
+      const deposits: Projection<{ n: number }> = {
+        name: 'deposits',
+        version: 1,
+        keysOf: (e) => (e.type === 'Deposited' ? [(e.data as { account: string }).account] : []),
+        apply: (doc) => ({ n: (doc?.n ?? 0) + 1 }),
+        columns: { n: { type: 'integer', of: (d) => d.n, indexed: false } },
+      };
+      await drain(store, accounts(), 40);
+      await store.prepare(deposits);
+      let steps = 0;
+      for (;;) {
+        const r = await store.step([accounts(), deposits], source(25));
+        steps++;
+        assert.ok(r.checkpoints.accounts >= r.checkpoints.deposits);
+        if (r.events === 0) {
+          assert.deepEqual(r.checkpoints, { accounts: log.length, deposits: log.length });
+          break;
+        }
+      }
+      assert.equal(steps, 4, 'three steps of up to 25 events from position 0, then an empty one');
+      assert.equal(await store.checkpoint('deposits'), log.length);
+      const counted = await store.find<{ n: number }>('deposits', {});
+      assert.equal(counted.length, 30);
+      assert.ok(counted.every((r) => r.doc.n === 1));
+      // accounts was not applied twice while deposits caught up.
+      assert.deepEqual((await store.get<Account>('accounts', 'acc-05'))?.doc, { owner: 'alice', balance: 50, deposits: 1 });
+    });
+
+    it('folds twin projections (same keysOf and apply) once, each with its own columns, also when one lags', async () => {
+      const base = accounts();
+      const twin: Projection<Account> = { ...base, name: 'accounts_twin', columns: { deposits: { type: 'integer', of: (d) => d.deposits } } };
+      await store.prepare(base);
+      await drain(store, base, 20); // the twin starts behind
+      await store.prepare(twin);
+      for (;;) if ((await store.step([base, twin], source(10))).events === 0) break;
+      const [a, b] = [await digestReadModel(store, 'accounts'), await digestReadModel(store, 'accounts_twin')];
+      assert.equal(a.sha256, b.sha256, 'the same documents');
+      assert.equal(b.documents, 29);
+      const deposited = await store.find<Account>('accounts_twin', { where: [{ column: 'deposits', op: '=', value: 1 }] });
+      assert.equal(deposited.length, 29);
+      await assert.rejects(store.find('accounts_twin', { where: [{ column: 'owner', op: '=', value: 'bob' }] }), 'its own columns only');
     });
 
     it('rebuilds from position 0 when the projection version changes', async () => {

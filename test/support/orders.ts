@@ -1,8 +1,10 @@
 /**
  * Orders and cancellations as a client builds them: an OrderCreation body signed with an ethers v6 Wallet
- * (signTypedData for eip712, signMessage of the digest bytes for ethsign) in a given EIP-712 domain.
+ * (signTypedData for eip712, signMessage of the digest bytes for ethsign) in a given EIP-712 domain; and,
+ * for load (benchmarks, bursts), the same eip712 signature made with the native secp256k1 binding.
  */
-import { getBytes, type Signer, type TypedDataDomain } from 'ethers';
+import { createRequire } from 'node:module';
+import { computeAddress, concat, getBytes, hexlify, type Signer, type TypedDataDomain } from 'ethers';
 import type { OrderCancellation } from '../../src/generated/orderbook/order-cancellation.js';
 import type { OrderCreation } from '../../src/generated/orderbook/order-creation.js';
 import {
@@ -119,4 +121,28 @@ export async function signCancellation(
       ? await signer.signTypedData(domain, CANCELLATION_TYPES, { orderUid })
       : await signer.signMessage(getBytes(cancellationDigest(domainSeparator(domain), orderUid)));
   return { signature, signingScheme: scheme };
+}
+
+const secp256k1 = createRequire(import.meta.url)('secp256k1/bindings') as typeof import('secp256k1');
+const addresses = new Map<string, string>();
+
+/**
+ * The eip712 signature (r‖s‖v, v 27 or 28) of an EIP-712 `digest` by `privateKey`: what signTypedData
+ * gives (RFC 6979 nonces, low s), made by the native binding in a few tens of microseconds instead of ~1 ms.
+ */
+export function signDigest(privateKey: string, digest: string): string {
+  const { signature, recid } = secp256k1.ecdsaSign(getBytes(digest), getBytes(privateKey));
+  return hexlify(concat([signature, new Uint8Array([27 + recid])]));
+}
+
+/** signOrder's eip712 result, signed with signDigest against a domain separator. */
+export function signOrderNative(privateKey: string, separator: string, params: OrderParams): SignedOrderCreation {
+  let owner = addresses.get(privateKey);
+  if (!owner) {
+    owner = computeAddress(privateKey).toLowerCase();
+    addresses.set(privateKey, owner);
+  }
+  const order = orderData(params);
+  const digest = orderDigest(separator, order);
+  return { body: orderCreation(order, 'eip712', signDigest(privateKey, digest)), owner, uid: packOrderUid(digest, owner, order.validTo) };
 }

@@ -81,11 +81,15 @@ interface Known {
   amount: bigint;
   read: number;
   epoch: number;
+  /** The block it was read at. */
+  block: number;
 }
 
 /**
  * Spendable amounts (min(balanceOf, allowance to the vault relayer)). Reads for order creation arriving in
- * the same tick share one JSON-RPC batch. At every new head the pairs of open orders are read again, in
+ * the same tick share one head lookup and one JSON-RPC batch, and an amount already read at that head block
+ * is taken as it is (it cannot change within a block), so a burst of orders from the same owners reads each
+ * pair once per block. At every new head the pairs of open orders are read again, in
  * one batched read. A pair that starts being tracked is read at once unless it was read since the latest
  * head: its order may have just become open (a presignature, a trade reverted by a reorganisation) and
  * must neither wait for the next block, which on a quiet dev chain may never come, nor be judged by an
@@ -170,30 +174,34 @@ export class ChainBalances implements SpendableBalances {
     const batch = this.pending;
     this.pending = [];
     try {
-      const amounts = await this.read(batch.map((p) => p.pair));
-      for (const p of batch) p.resolve(amounts.get(ownerTokenKey(p.pair.owner, p.pair.token))!);
+      const block = fromQuantity(await this.rpc.call('eth_blockNumber', []), 'eth_blockNumber');
+      const current = (p: OwnerToken) => {
+        const known = this.amounts.get(ownerTokenKey(p.owner, p.token));
+        return known !== undefined && known.block === block && known.epoch === this.epoch;
+      };
+      const stale = batch.map((p) => p.pair).filter((p) => !current(p));
+      if (stale.length > 0) await this.read(stale, block);
+      for (const p of batch) p.resolve(this.amounts.get(ownerTokenKey(p.pair.owner, p.pair.token))!.amount);
     } catch (err) {
       for (const p of batch) p.reject(err);
     }
   }
 
-  /** Reads `pairs` at the head and remembers them; the spendable amounts by ownerTokenKey. */
-  private async read(pairs: readonly OwnerToken[]): Promise<Map<string, bigint>> {
+  /** Reads `pairs` at `block` (default: the head) and remembers them. */
+  private async read(pairs: readonly OwnerToken[], block?: number): Promise<void> {
     const started = { read: ++this.reads, epoch: this.epoch };
-    const result = await readSpendable(this.rpc, this.vaultRelayer, pairs);
-    const amounts = new Map([...result.amounts.entries()].map(([key, s]) => [key, s.spendable]));
+    const result = await readSpendable(this.rpc, this.vaultRelayer, pairs, { block });
     let changed = false;
-    for (const [key, amount] of amounts) {
+    for (const [key, { spendable: amount }] of result.amounts) {
       const known = this.amounts.get(key);
       if (known && known.read > started.read) continue;
-      this.amounts.set(key, { amount, ...started });
+      this.amounts.set(key, { amount, ...started, block: result.block });
       if (known?.amount !== amount) changed = true;
     }
     if (changed) {
       this.version++;
       for (const listener of this.listeners) listener();
     }
-    return amounts;
   }
 }
 

@@ -71,11 +71,23 @@ export function chainEventKey(chain: Pick<ChainEventRef, 'blockHash' | 'logIndex
   return `${chain.blockHash.toLowerCase()}:${chain.logIndex}`;
 }
 
+// Every read model of a step reads the same event objects: check each one once.
+const parsed = new WeakMap<NewEvent, OrderEvent>();
+
 /**
  * An event read back from the store as an OrderEvent, after checking its type, version and data against
  * the schemas. Throws an Error otherwise: a log the book cannot read is a fault, never a client's error.
  */
 export function parseOrderEvent(event: NewEvent): OrderEvent {
+  let known = parsed.get(event);
+  if (!known) {
+    known = checkOrderEvent(event);
+    parsed.set(event, known);
+  }
+  return known;
+}
+
+function checkOrderEvent(event: NewEvent): OrderEvent {
   const schema = Object.hasOwn(SCHEMAS, event.type) ? SCHEMAS[event.type as OrderEventType] : undefined;
   if (!schema) throw new Error(`unknown order book event type ${event.type}`);
   if (event.schemaVersion !== EVENT_SCHEMA_VERSION) {

@@ -3,6 +3,8 @@ import { MaxUint256, Wallet, parseUnits } from 'ethers';
 import { readSpendable, ownerTokenKey } from '../../../src/orderbook/chain/balances.js';
 import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/devchain.js';
 import { ChainError, type ChainRpc, type RpcCall } from '../../../src/orderbook/chain/rpc.js';
+import { ChainBalances } from '../../../src/orderbook/chain/context.js';
+import { logger } from '../../../src/logger.js';
 import { startTestChain, type TestChain } from '../../support/chain.js';
 import { deployEip1271Wallet, eip1271Wallet, fundTrader, mined, testToken } from '../../support/solver.js';
 
@@ -82,6 +84,31 @@ describe('spendable balances (anvil)', () => {
     const now = await readSpendable(chain.rpc, dev.vaultRelayer, pair);
     assert.equal(then.amounts.get(ownerTokenKey(alice.address, dev.tokens.TKA))!.spendable, e18(40));
     assert.equal(now.amounts.get(ownerTokenKey(alice.address, dev.tokens.TKA))!.spendable, e18(10));
+  });
+
+  it('ChainBalances reads pairs of one tick in one batch and reuses an amount read at the current block', async () => {
+    const rpc = recordingRpc(chain.rpc);
+    const balances = new ChainBalances(rpc, dev.vaultRelayer, logger);
+    const [a, b, again] = await Promise.all([
+      balances.fetch(alice.address, dev.tokens.TKA),
+      balances.fetch(alice.address, dev.tokens.TKB),
+      balances.fetch(alice.address, dev.tokens.TKA),
+    ]);
+    assert.deepEqual([a, b, again], [e18(10), e18(5), e18(10)]);
+    assert.equal(rpc.batches.length, 1, 'one batch for the tick');
+    assert.equal(rpc.batches[0].length, 4, 'two pairs, two calls each');
+    const version = balances.version;
+
+    // Same block: nothing read again.
+    assert.equal(await balances.fetch(alice.address, dev.tokens.TKA), e18(10));
+    assert.equal(rpc.batches.length, 1);
+
+    // A new block: read again, and the change is seen.
+    await mined(testToken(dev.tokens.TKA, alice).transfer(bob.address, e18(4)));
+    assert.equal(await balances.fetch(alice.address, dev.tokens.TKA), e18(6));
+    assert.equal(rpc.batches.length, 2);
+    assert.ok(balances.version > version, 'a changed amount bumps the version');
+    assert.equal(balances.get(alice.address, dev.tokens.TKA), e18(6));
   });
 
   it('fails with a ChainError when the node cannot serve the block, rather than reading zeros', async () => {

@@ -1,0 +1,408 @@
+/**
+ * Order book figures (a measurement, not a test), in one run:
+ * - intake: valid signed orders accepted per second through POST /api/v1/orders of a service child process
+ *   (`node dist/src/main.js` on an external anvil with the GPv2 contracts), `concurrency` requests in
+ *   flight through an undici Pool, on SQLite and (when a database URL is given) PostgreSQL. The orders are
+ *   signed before the clock starts (native secp256k1, the same signature as ethers' signTypedData), spread
+ *   over `owners` funded owners; `intakeOrders` are timed after a warm-up;
+ * - GET /api/v1/solvable_orders p50/p99 (sequential GETs) when the book holds exactly `openOrders` open
+ *   orders, measured in a pause of the intake: plain and gzip, and the 304 answer to a client that has the
+ *   current ETag;
+ * - replay: events per second of `replay()` (what `npm run replay` runs) over a synthetic log of
+ *   `replayEvents` valid order events (creations, trades, cancellations) in a fresh SQLite event store,
+ *   into a fresh in-memory read-model store;
+ * - reference: signature recoveries per second of the native secp256k1 binding alone, on this machine now.
+ * Run alone: `node dist/bench/orderbook.js` (DATABASE_URL for PostgreSQL), or through `npm run bench`.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import { MaxUint256, Wallet, parseEther, parseUnits } from 'ethers';
+import pg from 'pg';
+import { Pool } from 'undici';
+import { loadConfig } from '../src/config.js';
+import { logger } from '../src/logger.js';
+import { freePort } from '../src/chain/anvil.js';
+import { SqliteEventStore } from '../src/eventstore/sqlite.js';
+import type { EventStore, NewEvent } from '../src/eventstore/types.js';
+import { bootstrapDevChain, type DevChain } from '../src/orderbook/chain/devchain.js';
+import { orderStreamId } from '../src/orderbook/commands/events.js';
+import { replay } from '../src/readmodels/replay.js';
+import { SqliteReadModelStore } from '../src/readmodels/sqlite.js';
+import { projections } from '../projections/index.js';
+import { startTestChain, type TestChain } from '../test/support/chain.js';
+import { signOrderNative } from '../test/support/orders.js';
+import { spawnService, type ServiceProcess } from '../test/support/process.js';
+import { mined, testToken } from '../test/support/solver.js';
+import { measureSigning, type Figure } from './signing.js';
+
+export interface OrderbookBenchOptions {
+  /** PostgreSQL for the intake on PostgreSQL (default: DATABASE_URL from the configuration). */
+  databaseUrl?: string;
+  /** Open orders when solvable_orders is measured (default 10,000, posted first). */
+  openOrders?: number;
+  /** Orders timed for the intake figure (default 20,000): those posted after the warm-up, before and after solvable_orders is measured. */
+  intakeOrders?: number;
+  /** Orders posted before the clock starts (default 1,000; part of openOrders). */
+  warmupOrders?: number;
+  /** Requests in flight during the intake (default 200). */
+  concurrency?: number;
+  /** Funded owners the orders are spread over (default 100). */
+  owners?: number;
+  /** GETs of solvable_orders per variant (default 200). */
+  solvableRequests?: number;
+  /** Events of the synthetic log replayed (default 1,000,000). */
+  replayEvents?: number;
+  /** Progress lines on stderr (default true). */
+  verbose?: boolean;
+  /** What to measure (default all; postgres only with a database URL). */
+  sections?: Section[];
+  /** Options for the service's node, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] for a profile of the intake. */
+  serviceNodeArgs?: string[];
+}
+
+export type Section = 'reference' | 'sqlite' | 'postgres' | 'replay';
+
+type Figures = Record<string, Figure>;
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The chain and the orders
+
+interface Market {
+  chain: TestChain;
+  dev: DevChain;
+  /** Serialised OrderCreation bodies, signed once and posted to each engine's fresh book. */
+  bodies: string[];
+}
+
+async function prepareMarket(owners: number, orders: number): Promise<Market> {
+  const chain = await startTestChain({ chainId: 1 });
+  const dev = await bootstrapDevChain(chain.rpc);
+  const keys = Array.from({ length: owners }, () => Wallet.createRandom().privateKey);
+  // Each owner holds far more TKA than all its orders need, approved to the vault relayer.
+  for (let i = 0; i < keys.length; i += 25) {
+    await Promise.all(
+      keys.slice(i, i + 25).map(async (key) => {
+        const owner = new Wallet(key, chain.provider);
+        await chain.send('anvil_setBalance', [owner.address, '0x' + parseEther('10').toString(16)]);
+        await mined(testToken(dev.tokens.TKA, owner).mint(owner.address, parseUnits('1000000000', 18)));
+        await mined(testToken(dev.tokens.TKA, owner).approve(dev.vaultRelayer, MaxUint256));
+      }),
+    );
+  }
+  const validTo = Math.floor(Date.now() / 1000) + 24 * 3600;
+  const bodies = Array.from({ length: orders }, (_, i) =>
+    JSON.stringify(
+      signOrderNative(keys[i % keys.length], dev.domainSeparator, {
+        sellToken: dev.tokens.TKA,
+        buyToken: dev.tokens.TKB,
+        sellAmount: parseUnits('1', 18) + BigInt(i),
+        buyAmount: parseUnits('0.5', 18),
+        validTo,
+      }).body,
+    ),
+  );
+  return { chain, dev, bodies };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Intake and solvable orders, against one service process
+
+/** POSTs every body with `concurrency` in flight; throws unless every one is accepted. */
+async function postAll(pool: Pool, bodies: string[], concurrency: number): Promise<number> {
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++];
+      const res = await pool.request({ path: '/api/v1/orders', method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const text = await res.body.text();
+      if (res.statusCode !== 201) throw new Error(`POST /api/v1/orders answered ${res.statusCode}: ${text}`);
+    }
+  };
+  const started = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** Milliseconds of each of `count` sequential GETs of solvable_orders, body fully received. */
+async function timeSolvable(pool: Pool, count: number, headers: Record<string, string>): Promise<{ times: number[]; bytes: number; status: number }> {
+  const times: number[] = [];
+  let bytes = 0;
+  let status = 0;
+  for (let i = 0; i < count; i++) {
+    const started = process.hrtime.bigint();
+    const res = await pool.request({ path: '/api/v1/solvable_orders', method: 'GET', headers });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    bytes = body.length;
+    status = res.statusCode;
+  }
+  return { times: times.sort((a, b) => a - b), bytes, status };
+}
+
+async function benchEngine(
+  engine: 'sqlite' | 'postgres',
+  market: Market,
+  options: Required<Omit<OrderbookBenchOptions, 'databaseUrl'>> & { databaseUrl?: string },
+  log: (line: string) => void,
+): Promise<Figures> {
+  const dataDir = mkdtempSync(join(tmpdir(), `ethgate-bench-ob-${engine}-`));
+  const schema = `bench_ob_${process.pid}_${Date.now().toString(36)}`;
+  const env: Record<string, string> = {
+    PORT: String(await freePort()),
+    DATA_DIR: dataDir,
+    NETWORKS: 'mainnet',
+    ORDERBOOK: 'on',
+    UPSTREAM_MAINNET: market.chain.anvil.httpUrl,
+    SETTLEMENT_CONTRACT: market.dev.settlement,
+    LOG_LEVEL: 'warn',
+    ...(engine === 'postgres' ? { DATABASE_URL: options.databaseUrl!, DATABASE_SCHEMA: schema } : {}),
+  };
+  let service: ServiceProcess | undefined;
+  const pool = new Pool(`http://127.0.0.1:${env.PORT}`, { connections: options.concurrency, pipelining: 1 });
+  try {
+    service = await spawnService(env, { nodeArgs: options.serviceNodeArgs });
+    const { warmupOrders, openOrders, intakeOrders } = options;
+    await postAll(pool, market.bodies.slice(0, warmupOrders), options.concurrency);
+    // The intake is timed in two parts: up to openOrders, then the rest once solvable_orders is measured.
+    const cpuBefore = { service: cpuSeconds(service.child.pid!), client: process.cpuUsage() };
+    let seconds = await postAll(pool, market.bodies.slice(warmupOrders, openOrders), options.concurrency);
+    const cpuBetween = { service: cpuSeconds(service.child.pid!) - cpuBefore.service, client: process.cpuUsage(cpuBefore.client) };
+
+    const first = await pool.request({ path: '/api/v1/solvable_orders', method: 'GET' });
+    const solvable = (await first.body.json()) as unknown[];
+    if (solvable.length !== options.openOrders) throw new Error(`solvable_orders has ${solvable.length} orders, expected ${options.openOrders}`);
+    const etag = String(first.headers.etag);
+    const plain = await timeSolvable(pool, options.solvableRequests, {});
+    const gzip = await timeSolvable(pool, options.solvableRequests, { 'accept-encoding': 'gzip' });
+    const notModified = await timeSolvable(pool, options.solvableRequests, { 'if-none-match': etag });
+    if (notModified.status !== 304) throw new Error(`If-None-Match with the current ETag answered ${notModified.status}`);
+    log(
+      `${engine}: solvable_orders (${solvable.length} orders, ${(plain.bytes / 1e6).toFixed(1)} MB, gzip ${(gzip.bytes / 1e6).toFixed(1)} MB) ` +
+        `p50 ${percentile(plain.times, 50).toFixed(1)} ms, p99 ${percentile(plain.times, 99).toFixed(1)} ms; ` +
+        `gzip p50 ${percentile(gzip.times, 50).toFixed(1)} ms; 304 p50 ${percentile(notModified.times, 50).toFixed(2)} ms`,
+    );
+    const cpuAgain = { service: cpuSeconds(service.child.pid!), client: process.cpuUsage() };
+    seconds += await postAll(pool, market.bodies.slice(openOrders, warmupOrders + intakeOrders), options.concurrency);
+    const serviceCpu = cpuBetween.service + cpuSeconds(service.child.pid!) - cpuAgain.service;
+    const clientCpu = process.cpuUsage(cpuAgain.client);
+    const clientSeconds = (cpuBetween.client.user + cpuBetween.client.system + clientCpu.user + clientCpu.system) / 1e6;
+    const rate = Math.round(intakeOrders / seconds);
+    log(
+      `${engine}: ${intakeOrders} orders in ${seconds.toFixed(2)} s: ${rate} orders/s ` +
+        `(service CPU ${((serviceCpu / intakeOrders) * 1e6).toFixed(0)} µs/order, ` +
+        `this client ${((clientSeconds / intakeOrders) * 1e6).toFixed(0)} µs/order)`,
+    );
+    const ms = (value: number) => ({ value: round(value, 2), unit: 'ms' });
+    return {
+      [`orderbook.intake.${engine}`]: { value: rate, unit: 'orders/s' },
+      [`orderbook.solvable_orders_${engine}.p50`]: ms(percentile(plain.times, 50)),
+      [`orderbook.solvable_orders_${engine}.p99`]: ms(percentile(plain.times, 99)),
+      [`orderbook.solvable_orders_${engine}_gzip.p50`]: ms(percentile(gzip.times, 50)),
+      [`orderbook.solvable_orders_${engine}_gzip.p99`]: ms(percentile(gzip.times, 99)),
+      [`orderbook.solvable_orders_${engine}_304.p50`]: ms(percentile(notModified.times, 50)),
+    };
+  } catch (err) {
+    if (service) log(service.output.join('').slice(-4000));
+    throw err;
+  } finally {
+    await pool.destroy().catch(() => undefined);
+    await service?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (engine === 'postgres') {
+      const client = new pg.Client({ connectionString: options.databaseUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Replay
+
+const hex = (n: number, bytes: number) => '0x' + n.toString(16).padStart(bytes * 2, '0');
+const OWNERS = Array.from({ length: 1000 }, (_, i) => hex(0x1000 + i, 20));
+const TOKENS = [hex(0xa1, 20), hex(0xb2, 20), hex(0xc3, 20)];
+const SIGNATURE = '0x' + 'ab'.repeat(64) + '1b';
+
+/**
+ * The events of order n: its creation and, for some, a trade (a partial fill of a partially fillable order
+ * or the whole of a fill-or-kill one) and an off-chain cancellation. Valid by the schemas of
+ * schemas/orderbook/events/, as the deciders would have appended them.
+ */
+function orderEvents(n: number): NewEvent[] {
+  const owner = OWNERS[n % OWNERS.length];
+  const uid = hex(n, 32) + owner.slice(2) + 'ffffffff';
+  const sellToken = TOKENS[n % 3];
+  const buyToken = TOKENS[(n + 1) % 3];
+  const partiallyFillable = n % 2 === 0;
+  const at = new Date(1_750_000_000_000 + n * 1000).toISOString();
+  const events: NewEvent[] = [
+    {
+      type: 'OrderCreated',
+      schemaVersion: 1,
+      data: {
+        uid,
+        owner,
+        creationDate: at,
+        sellToken,
+        buyToken,
+        receiver: null,
+        sellAmount: '1000000000000000000',
+        buyAmount: '500000000000000000',
+        validTo: 0xffffffff,
+        appData: hex(0, 32),
+        feeAmount: '1000000000000000',
+        kind: n % 3 === 0 ? 'buy' : 'sell',
+        partiallyFillable,
+        sellTokenBalance: 'erc20',
+        buyTokenBalance: 'erc20',
+        signingScheme: 'eip712',
+        signature: SIGNATURE,
+      },
+    },
+  ];
+  if (n % 4 === 0) {
+    const whole = !partiallyFillable;
+    events.push({
+      type: 'TradeRecorded',
+      schemaVersion: 1,
+      data: {
+        uid,
+        chain: { blockNumber: 1000 + n, blockHash: hex(n + 1, 32), logIndex: n % 7, transactionHash: hex(n + 2, 32) },
+        owner,
+        sellToken,
+        buyToken,
+        sellAmount: whole ? '1001000000000000000' : '500500000000000000',
+        buyAmount: whole ? '500000000000000000' : '250000000000000000',
+        feeAmount: whole ? '1000000000000000' : '500000000000000',
+        sellAmountBeforeFees: whole ? '1000000000000000000' : '500000000000000000',
+      },
+    });
+  }
+  if (n % 5 === 1) {
+    events.push({ type: 'OrderCancelled', schemaVersion: 1, data: { uid, cancelledAt: at, signingScheme: 'eip712', signature: SIGNATURE } });
+  }
+  return events;
+}
+
+/** Appends `events` synthetic order events to `store`, one stream per order, many appends at a time. */
+export async function synthesiseLog(store: EventStore, events: number): Promise<number> {
+  let written = 0;
+  for (let n = 0; written < events; ) {
+    const appends: Promise<unknown>[] = [];
+    while (appends.length < 20_000 && written < events) {
+      const stream = orderEvents(n).slice(0, events - written);
+      appends.push(store.append(orderStreamId(String((stream[0].data as { uid: string }).uid)), stream, 'no_stream'));
+      written += stream.length;
+      n++;
+    }
+    await Promise.all(appends);
+  }
+  return written;
+}
+
+async function benchReplay(events: number, log: (line: string) => void): Promise<Figures> {
+  const dir = mkdtempSync(join(tmpdir(), 'ethgate-bench-replay-'));
+  const store = new SqliteEventStore(join(dir, 'events.sqlite'));
+  const db = new Database(':memory:');
+  try {
+    const writeStarted = Date.now();
+    const written = await synthesiseLog(store, events);
+    log(`replay: wrote ${written} events in ${((Date.now() - writeStarted) / 1000).toFixed(1)} s`);
+    const result = await replay(store, new SqliteReadModelStore(db), projections);
+    if (result.events !== written) throw new Error(`replayed ${result.events} of ${written} events`);
+    const rate = Math.round(result.events / result.seconds);
+    log(`replay: ${result.events} events in ${result.seconds.toFixed(2)} s: ${rate} events/s`);
+    return { 'orderbook.replay.events_per_s': { value: rate, unit: 'events/s' } };
+  } finally {
+    db.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+export async function benchOrderbook(options: OrderbookBenchOptions = {}): Promise<Figures> {
+  const o = {
+    databaseUrl: options.databaseUrl ?? loadConfig().databaseUrl,
+    openOrders: options.openOrders ?? 10_000,
+    intakeOrders: options.intakeOrders ?? 20_000,
+    warmupOrders: options.warmupOrders ?? 1_000,
+    concurrency: options.concurrency ?? 200,
+    owners: options.owners ?? 100,
+    solvableRequests: options.solvableRequests ?? 200,
+    replayEvents: options.replayEvents ?? 1_000_000,
+    verbose: options.verbose ?? true,
+    sections: options.sections ?? (['reference', 'sqlite', 'postgres', 'replay'] as Section[]),
+    serviceNodeArgs: options.serviceNodeArgs ?? [],
+  };
+  const wanted = (section: Section) => o.sections.includes(section);
+  const log = (line: string) => {
+    if (o.verbose) console.error(`[orderbook bench] ${line}`);
+  };
+  // The dev chain bootstrap logs each deployment; the figures are what this prints.
+  const level = logger.level;
+  logger.level = 'warn';
+  try {
+    return await measure(o, wanted, log);
+  } finally {
+    logger.level = level;
+  }
+}
+
+async function measure(
+  o: Required<Omit<OrderbookBenchOptions, 'databaseUrl'>> & { databaseUrl?: string },
+  wanted: (section: Section) => boolean,
+  log: (line: string) => void,
+): Promise<Figures> {
+  const figures: Figures = {};
+  if (wanted('reference')) {
+    const signing = await measureSigning(500);
+    figures['orderbook.reference.native_ecdsa_recoveries_per_s'] = signing.native_ecdsa_recoveries_per_s;
+    figures['orderbook.reference.order_validations_per_s'] = signing.order_validations_per_s;
+    log(`native recoveries ${signing.native_ecdsa_recoveries_per_s.value}/s, order validations ${signing.order_validations_per_s.value}/s (one core)`);
+  }
+
+  if (wanted('sqlite') || wanted('postgres')) {
+    if (o.openOrders > o.warmupOrders + o.intakeOrders || o.openOrders < o.warmupOrders) {
+      throw new Error('openOrders must lie between warmupOrders and warmupOrders + intakeOrders');
+    }
+    const total = o.warmupOrders + o.intakeOrders;
+    log(`preparing ${o.owners} owners and ${total} signed orders`);
+    const market = await prepareMarket(o.owners, total);
+    try {
+      if (wanted('sqlite')) Object.assign(figures, await benchEngine('sqlite', market, o, log));
+      if (wanted('postgres') && o.databaseUrl) Object.assign(figures, await benchEngine('postgres', market, o, log));
+      else if (wanted('postgres')) log('no DATABASE_URL: PostgreSQL intake skipped');
+    } finally {
+      await market.chain.stop();
+    }
+  }
+
+  if (wanted('replay')) Object.assign(figures, await benchReplay(o.replayEvents, log));
+  return figures;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const figures = await benchOrderbook();
+  console.log(JSON.stringify(figures, null, 2));
+  process.exit(0);
+}

@@ -1,0 +1,142 @@
+/**
+ * Several instances: two service processes on one PostgreSQL schema and one external anvil (their shared
+ * upstream, with the GPv2 contracts bootstrapped once) serve the same order book. An order created through
+ * one is listed, served and solvable on the other; a cancellation through the second shows on the first;
+ * concurrent POSTs of one order spread over both give one 201; a trade on chain shows on both, whichever
+ * instance leads the indexer.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { parseEther, parseUnits, Wallet } from 'ethers';
+import pg from 'pg';
+import { bootstrapDevChain, type DevChain } from '../../src/orderbook/chain/devchain.js';
+import { gpv2Domain } from '../../src/orderbook/domain/eip712.js';
+import { startTestChain, type TestChain } from '../support/chain.js';
+import { signCancellation, signOrder } from '../support/orders.js';
+import { testOrderOf } from '../support/orderbook.js';
+import { fundTrader, mined, testToken, TestSolver } from '../support/solver.js';
+import { serviceEnv, spawnService, type ServiceProcess } from '../support/process.js';
+import { databaseUrl } from '../support/postgres.js';
+import { http, postJson } from '../support/http.js';
+import { until } from '../support/wait.js';
+
+const e18 = (n: number | string) => parseUnits(String(n), 18);
+
+describe('order book: two instances on one PostgreSQL', function () {
+  this.timeout(180_000);
+  let chain: TestChain;
+  let dev: DevChain;
+  let schema: string;
+  const instances: ServiceProcess[] = [];
+  let a: ServiceProcess;
+  let b: ServiceProcess;
+
+  before(async function () {
+    if (!databaseUrl) return this.skip();
+    chain = await startTestChain({ chainId: 1 });
+    dev = await bootstrapDevChain(chain.rpc);
+    schema = `ob_inst_${randomBytes(5).toString('hex')}`;
+    const shared = {
+      DATABASE_URL: databaseUrl,
+      DATABASE_SCHEMA: schema,
+      UPSTREAM_MAINNET: chain.anvil.httpUrl,
+      SETTLEMENT_CONTRACT: dev.settlement,
+      MIN_VALID_TO_SECONDS: '1',
+    };
+    // Started together: both migrate the same schema at once.
+    [a, b] = await Promise.all([spawnService(await serviceEnv(shared)), spawnService(await serviceEnv(shared))]);
+    instances.push(a, b);
+  });
+
+  after(async () => {
+    await Promise.all(instances.map((i) => i.stop()));
+    for (const i of instances) rmSync(i.env.DATA_DIR, { recursive: true, force: true });
+    await chain?.stop();
+    if (schema && databaseUrl) {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    }
+  });
+
+  const domain = () => gpv2Domain(dev.chainId, dev.settlement);
+
+  async function trader(tka = e18(100)): Promise<Wallet> {
+    const wallet = new Wallet(Wallet.createRandom().privateKey, chain.provider);
+    await chain.send('anvil_setBalance', [wallet.address, '0x' + parseEther('10').toString(16)]);
+    await fundTrader(dev.tokens.TKA, wallet, tka, dev.vaultRelayer);
+    return wallet;
+  }
+
+  const uids = (orders: { uid: string }[]) => orders.map((o) => o.uid);
+
+  it('serve the same domain', async () => {
+    const [da, db] = await Promise.all([http(`${a.api}/domain`), http(`${b.api}/domain`)]);
+    assert.deepEqual(da.json, db.json);
+    assert.equal(da.json.verifyingContract, dev.settlement);
+    assert.equal(da.json.domainSeparator, dev.domainSeparator);
+  });
+
+  it('an order created through one is listed, served and solvable on the other; a cancellation through the other shows on the first', async () => {
+    const alice = await trader();
+    const signed = await signOrder(alice, domain(), { sellToken: dev.tokens.TKA, buyToken: dev.tokens.TKB, sellAmount: e18(1), buyAmount: e18(1) });
+    const created = await postJson(`${a.api}/orders`, signed.body);
+    assert.equal(created.status, 201, created.text);
+
+    await until(async () => (await http(`${b.api}/orders/${signed.uid}`)).status === 200, 'the order on the second instance', 10_000);
+    const onB = await http(`${b.api}/orders/${signed.uid}`);
+    assert.equal(onB.json.status, 'open');
+    assert.deepEqual({ ...onB.json, availableBalance: null }, { ...(await http(`${a.api}/orders/${signed.uid}`)).json, availableBalance: null });
+    assert.deepEqual(uids((await http(`${b.api}/orders?owner=${alice.address}`)).json), [signed.uid]);
+    await until(async () => uids((await http(`${b.api}/solvable_orders`)).json).includes(signed.uid), 'solvable on the second instance', 10_000);
+
+    const cancellation = await signCancellation(alice, domain(), signed.uid);
+    const cancelled = await http(`${b.api}/orders/${signed.uid}`, {
+      method: 'DELETE',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(cancellation),
+    });
+    assert.equal(cancelled.status, 200, cancelled.text);
+    await until(async () => (await http(`${a.api}/orders/${signed.uid}`)).json.status === 'cancelled', 'the cancellation on the first instance', 10_000);
+    await until(async () => !uids((await http(`${a.api}/solvable_orders`)).json).includes(signed.uid), 'out of solvable orders on the first', 10_000);
+    assert.deepEqual((await http(`${a.api}/orders?owner=${alice.address}`)).json, []);
+    const events = (await http(`${a.api}/orders/${signed.uid}/events`)).json;
+    assert.deepEqual(events.map((e: { type: string }) => e.type), ['OrderCreated', 'OrderCancelled']);
+  });
+
+  it('50 concurrent POSTs of one order spread over both instances: one 201, DuplicatedOrder for the rest', async () => {
+    const bob = await trader();
+    const signed = await signOrder(bob, domain(), { sellToken: dev.tokens.TKA, buyToken: dev.tokens.TKB, sellAmount: e18(2), buyAmount: e18(1) });
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => postJson(`${(i % 2 ? a : b).api}/orders`, signed.body)));
+    const statuses = answers.map((r) => (r.status === 201 ? '201' : `${r.status} ${r.json?.errorType}`));
+    assert.equal(statuses.filter((s) => s === '201').length, 1, statuses.join(', '));
+    assert.equal(statuses.filter((s) => s === '400 DuplicatedOrder').length, 49, statuses.join(', '));
+    const events = (await http(`${b.api}/orders/${signed.uid}/events`)).json;
+    assert.deepEqual(events.map((e: { type: string }) => e.type), ['OrderCreated']);
+  });
+
+  it('a trade on chain shows on both instances', async () => {
+    const carol = await trader();
+    const signed = await signOrder(carol, domain(), { sellToken: dev.tokens.TKA, buyToken: dev.tokens.TKB, sellAmount: e18(3), buyAmount: e18(2) });
+    assert.equal((await postJson(`${b.api}/orders`, signed.body)).status, 201);
+    const minter = await trader(0n);
+    await mined(testToken(dev.tokens.TKB, minter).mint(dev.settlement, e18(2)));
+    const order = testOrderOf(signed.body);
+    const receipt = await new TestSolver(chain.provider, dev).settle(
+      [{ order, scheme: 'eip712', signature: signed.body.signature }],
+      { [dev.tokens.TKA]: order.buyAmount, [dev.tokens.TKB]: order.sellAmount },
+    );
+    for (const instance of [a, b]) {
+      await until(async () => (await http(`${instance.api}/orders/${signed.uid}`)).json.status === 'fulfilled', 'the trade', 20_000);
+      // Read models catch up one after the other: the trades one may come a moment after the orders one.
+      await until(async () => (await http(`${instance.api}/trades?orderUid=${signed.uid}`)).json.length > 0, 'the trade listed', 20_000);
+      const trades = (await http(`${instance.api}/trades?orderUid=${signed.uid}`)).json;
+      assert.equal(trades.length, 1);
+      assert.equal(trades[0].transactionHash, receipt.hash.toLowerCase());
+    }
+    const [pa, pb] = await Promise.all([http(`${a.api}/projections`), http(`${b.api}/projections`)]);
+    assert.deepEqual(pa.json.projections.trades, pb.json.projections.trades);
+  });
+});
