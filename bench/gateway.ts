@@ -215,6 +215,7 @@ async function startGateway(upstream: string, env: Record<string, string>, label
     PORT: String(port),
     NETWORKS: 'mainnet',
     UPSTREAM_MAINNET: upstream,
+    ORDERBOOK: 'off', // the gateway alone is measured
     PORT_MAINNET: String(networkPort),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',

@@ -18,7 +18,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
 import { MaxUint256, Wallet, parseEther, parseUnits } from 'ethers';
 import pg from 'pg';
 import { Pool } from 'undici';
@@ -29,9 +28,7 @@ import { SqliteEventStore } from '../src/eventstore/sqlite.js';
 import type { EventStore, NewEvent } from '../src/eventstore/types.js';
 import { bootstrapDevChain, type DevChain } from '../src/orderbook/chain/devchain.js';
 import { orderStreamId } from '../src/orderbook/commands/events.js';
-import { replay } from '../src/readmodels/replay.js';
-import { SqliteReadModelStore } from '../src/readmodels/sqlite.js';
-import { projections } from '../projections/index.js';
+import { replayOrderbook } from '../src/orderbook/replay.js';
 import { startTestChain, type TestChain } from '../test/support/chain.js';
 import { signOrderNative } from '../test/support/orders.js';
 import { spawnService, type ServiceProcess } from '../test/support/process.js';
@@ -321,18 +318,17 @@ export async function synthesiseLog(store: EventStore, events: number): Promise<
 async function benchReplay(events: number, log: (line: string) => void): Promise<Figures> {
   const dir = mkdtempSync(join(tmpdir(), 'ethgate-bench-replay-'));
   const store = new SqliteEventStore(join(dir, 'events.sqlite'));
-  const db = new Database(':memory:');
   try {
     const writeStarted = Date.now();
     const written = await synthesiseLog(store, events);
     log(`replay: wrote ${written} events in ${((Date.now() - writeStarted) / 1000).toFixed(1)} s`);
-    const result = await replay(store, new SqliteReadModelStore(db), projections);
+    // What `npm run replay` does: one worker per core, into memory.
+    const result = await replayOrderbook({ store: { dataDir: dir } });
     if (result.events !== written) throw new Error(`replayed ${result.events} of ${written} events`);
     const rate = Math.round(result.events / result.seconds);
     log(`replay: ${result.events} events in ${result.seconds.toFixed(2)} s: ${rate} events/s`);
     return { 'orderbook.replay.events_per_s': { value: rate, unit: 'events/s' } };
   } finally {
-    db.close();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }

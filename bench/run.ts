@@ -1,16 +1,18 @@
 /**
  * `npm run bench`: runs the benchmark suites (all, or those named as arguments), prints their figures as a
  * table and merges them into bench-results.json ({"<name>": {"value": n, "unit": "..."}}; figures of suites
- * not run this time are kept). Suites are async functions returning such figures; the order book adds its
- * own here.
+ * not run this time are kept). Suites are async functions returning such figures: `npm run bench -- gateway`
+ * runs one of them.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { repoPath } from '../src/paths.js';
 import { benchGateway, type Figure } from './gateway.js';
+import { benchOrderbook } from './orderbook.js';
 
 const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {
   gateway: benchGateway,
+  orderbook: () => benchOrderbook(),
 };
 
 const RESULTS_FILE = repoPath('bench-results.json');

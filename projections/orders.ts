@@ -25,24 +25,25 @@ export function orderKeys(event: StoredEvent): string[] {
   return typeof uid === 'string' ? [uid] : [];
 }
 
-// The state of each document, derived once: columns and the next event's apply read it.
-const states = new WeakMap<OrderDoc, OrderState>();
+/**
+ * The state of each document, derived once (columns and the next event's apply read it), kept on the
+ * document under a symbol: JSON (what the stores keep, what digests hash) leaves symbol keys out. A WeakMap
+ * would do the same at a cost the garbage collector pays for every document of a replay.
+ */
+const STATE = Symbol('derived state');
+type Memo = OrderDoc & { [STATE]?: OrderState };
 
 export function applyOrderEvent(doc: OrderDoc | undefined, event: StoredEvent): OrderDoc {
   const state = evolve(doc ? stateOf(doc) : initialState(), parseOrderEvent(event));
-  const facts = factsOf(state);
   // evolve of a derived state gives a derived state: it is the new document's.
-  states.set(facts, state);
+  const facts: Memo = factsOf(state);
+  facts[STATE] = state;
   return facts;
 }
 
 export function stateOf(doc: OrderDoc): OrderState {
-  let state = states.get(doc);
-  if (!state) {
-    state = stateFromFacts(doc);
-    states.set(doc, state);
-  }
-  return state;
+  const memo = doc as Memo;
+  return (memo[STATE] ??= stateFromFacts(doc));
 }
 
 export const ordersProjection: Projection<OrderDoc> = {

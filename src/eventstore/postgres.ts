@@ -19,7 +19,7 @@ import { planBatch, prepareAppend, type AppendOutcome, type PreparedAppend } fro
 import { GroupCommitQueue } from './group-commit.js';
 import { HeadListeners } from './head-listeners.js';
 import { checkReadAll } from './read-args.js';
-import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent } from './types.js';
+import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent, StreamPartition } from './types.js';
 import { logger } from '../logger.js';
 
 const log = logger.child({ component: 'eventstore' });
@@ -153,12 +153,18 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toEvent);
   }
 
-  async readAll(after: number, limit: number): Promise<StoredEvent[]> {
-    checkReadAll(after, limit);
-    const { rows } = await this.pool.query<Row>(
-      `SELECT ${COLUMNS} FROM ${this.names.events} WHERE position > $1 ORDER BY position LIMIT $2`,
-      [after, limit],
-    );
+  async readAll(after: number, limit: number, partition?: StreamPartition): Promise<StoredEvent[]> {
+    checkReadAll(after, limit, partition);
+    const { rows } = partition
+      ? await this.pool.query<Row>(
+          `SELECT ${COLUMNS} FROM ${this.names.events}
+           WHERE position > $1 AND mod(abs(hashtext(stream_id)::bigint), $3) = $4 ORDER BY position LIMIT $2`,
+          [after, limit, partition.count, partition.index],
+        )
+      : await this.pool.query<Row>(
+          `SELECT ${COLUMNS} FROM ${this.names.events} WHERE position > $1 ORDER BY position LIMIT $2`,
+          [after, limit],
+        );
     return rows.map(toEvent);
   }
 

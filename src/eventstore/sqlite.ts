@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { planBatch, prepareAppend, type EventRow, type PreparedAppend, type BatchPlan } from './append-plan.js';
 import { GroupCommitQueue } from './group-commit.js';
 import { HeadListeners } from './head-listeners.js';
-import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent } from './types.js';
+import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent, StreamPartition } from './types.js';
 import { checkReadAll } from './read-args.js';
 
 // position is the rowid: a single writer assigns it in commit order, and a rolled back batch leaves no gap
@@ -48,7 +48,20 @@ function prepareStatements(db: Database.Database) {
     ),
     readStream: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY stream_version`).raw(),
     readAll: db.prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(),
+    // Other shares' rows are skipped inside SQLite, before their data is copied out.
+    readShare: db
+      .prepare<[number, number, number, number], Row>(
+        `SELECT ${COLUMNS} FROM events WHERE position > ? AND stream_share(stream_id, ?) = ? ORDER BY position LIMIT ?`,
+      )
+      .raw(),
   };
+}
+
+/** FNV-1a of the stream id: a stable, even spread of streams over shares. */
+function streamShare(streamId: string, count: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < streamId.length; i++) hash = Math.imul(hash ^ streamId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % count;
 }
 
 type Statements = ReturnType<typeof prepareStatements>;
@@ -82,6 +95,7 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('cache_size = -65536');
     this.db.pragma('wal_autocheckpoint = 10000');
     this.db.exec(SCHEMA);
+    this.db.function('stream_share', { deterministic: true }, (id, count) => streamShare(id as string, count as number));
     this.statements = prepareStatements(this.db);
     this.writeBatchTx = this.db.transaction((batch: PreparedAppend[]) => this.writeBatch(batch));
     this.listeners = new HeadListeners(this.statements.head.get()!);
@@ -104,9 +118,12 @@ export class SqliteEventStore implements EventStore {
     return this.statements.readStream.all(streamId).map(toEvent);
   }
 
-  async readAll(after: number, limit: number): Promise<StoredEvent[]> {
-    checkReadAll(after, limit);
-    return this.statements.readAll.all(after, limit).map(toEvent);
+  async readAll(after: number, limit: number, partition?: StreamPartition): Promise<StoredEvent[]> {
+    checkReadAll(after, limit, partition);
+    const rows = partition
+      ? this.statements.readShare.all(after, partition.count, partition.index, limit)
+      : this.statements.readAll.all(after, limit);
+    return rows.map(toEvent);
   }
 
   async head(): Promise<number> {

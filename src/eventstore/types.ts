@@ -55,6 +55,15 @@ export class ConcurrencyError extends Error {
  */
 export class InvalidAppendError extends Error {}
 
+/**
+ * One of `count` disjoint shares of the log's streams (`index` from 0): every event of a stream falls in the
+ * same share, so read models whose documents each depend on one stream can be rebuilt share by share.
+ */
+export interface StreamPartition {
+  index: number;
+  count: number;
+}
+
 export interface EventStore {
   /**
    * Appends `events` to one stream atomically if it is at `expected`. The promise settles after the events
@@ -63,8 +72,11 @@ export interface EventStore {
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult>;
   /** Every event of one stream, oldest first. */
   readStream(streamId: string): Promise<StoredEvent[]>;
-  /** Up to `limit` events of the global log with position > `after`, in position order. */
-  readAll(after: number, limit: number): Promise<StoredEvent[]>;
+  /**
+   * Up to `limit` events of the global log with position > `after`, in position order; with a partition,
+   * only the events of the streams in that share (a replay reads the shares in parallel).
+   */
+  readAll(after: number, limit: number, partition?: StreamPartition): Promise<StoredEvent[]>;
   /** Position of the newest event (0 when the log is empty). */
   head(): Promise<number>;
   /**

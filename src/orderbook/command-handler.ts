@@ -1,12 +1,12 @@
 /**
- * Running an order command: read the order's stream, fold it with `evolve`, `decide`, and append what was
- * decided with the stream's version as the expected version. When another writer appended in between
+ * Running an order command: read the order's stream, fold it with `evolve`, `decide`, check what was
+ * decided against the event schemas, and append it with the stream's version as the expected version. When another writer appended in between
  * (ConcurrencyError), the command is decided again on the new state: 50 concurrent cancellations of one
  * order thus append one OrderCancelled, and 50 concurrent creations one OrderCreated.
  */
 import { ConcurrencyError, type EventStore, type StoredEvent } from '../eventstore/types.js';
 import { decide, commandUid, type OrderCommand } from './commands/decider.js';
-import { orderStreamId, parseOrderEvent } from './commands/events.js';
+import { checkOrderEvent, orderStreamId, parseOrderEvent } from './commands/events.js';
 import { foldOrderEvents } from './commands/order-state.js';
 
 const MAX_ATTEMPTS = 10;
@@ -24,7 +24,7 @@ export async function handleOrderCommand(store: EventStore, command: OrderComman
   for (let attempt = 1; ; attempt++) {
     stored ??= await store.readStream(streamId);
     const state = foldOrderEvents(stored.map(parseOrderEvent));
-    const events = decide(command, state);
+    const events = decide(command, state).map(checkOrderEvent);
     if (events.length === 0) return { position: null };
     try {
       const appended = await store.append(streamId, events, stored.length);

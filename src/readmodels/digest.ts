@@ -1,14 +1,15 @@
 /**
- * A read model's fingerprint for auditors: SHA-256 over its documents in key order, each as RFC 8785
- * canonical JSON, so that the live read model and one rebuilt from position 0 (npm run replay) can be
- * compared whatever engine holds them.
+ * A read model's fingerprint for auditors, comparable whatever engine holds it: SHA-256 over one line per
+ * document in key order (bytewise), `key TAB sha256(document) LF`, where a document's hash is that of its
+ * RFC 8785 canonical JSON. Hashing documents one by one lets a replay split over several workers merge
+ * their (key, hash) lists into the same digest the live read model gives.
  */
 import { createHash } from 'node:crypto';
 import canonicalizeModule from 'canonicalize';
+import type { ReadModelStore } from './types.js';
 
 // The package is CommonJS with an ESM-style default export in its typings.
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
-import type { ReadModelStore } from './types.js';
 
 export interface Digest {
   /** The checkpoint the documents were read at. */
@@ -17,12 +18,27 @@ export interface Digest {
   sha256: string;
 }
 
+export function documentHash(doc: unknown): string {
+  return createHash('sha256').update(canonicalize(doc) ?? 'null').digest('hex');
+}
+
+/** Feeds (key, document hash) pairs, in key order, into a read model's digest. */
+export class DigestBuilder {
+  private readonly hash = createHash('sha256');
+  private documents = 0;
+
+  add(key: string, docHash: string): void {
+    this.hash.update(`${key}\t${docHash}\n`);
+    this.documents++;
+  }
+
+  finish(position: number): Digest {
+    return { position, documents: this.documents, sha256: this.hash.digest('hex') };
+  }
+}
+
 export async function digestReadModel(store: ReadModelStore, name: string): Promise<Digest> {
-  const hash = createHash('sha256');
-  let documents = 0;
-  const position = await store.snapshot(name, (key, docJson) => {
-    hash.update(key).update('\t').update(canonicalize(JSON.parse(docJson)) ?? 'null').update('\n');
-    documents++;
-  });
-  return { position, documents, sha256: hash.digest('hex') };
+  const builder = new DigestBuilder();
+  const position = await store.snapshot(name, (key, doc) => builder.add(key, documentHash(doc)));
+  return builder.finish(position);
 }

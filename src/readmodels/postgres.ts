@@ -176,7 +176,7 @@ export class PostgresReadModelStore implements ReadModelStore {
     return res.rows.map((r) => toRow<Doc>(r));
   }
 
-  async snapshot(name: string, visit: (key: string, docJson: string) => void): Promise<number> {
+  async snapshot(name: string, visit: (key: string, doc: unknown) => void): Promise<number> {
     this.require(name);
     const table = this.t(`rm_${name}`);
     const client = await this.pool.connect();
@@ -187,7 +187,7 @@ export class PostgresReadModelStore implements ReadModelStore {
       let last = '';
       for (;;) {
         const page = await client.query<RawRow>(`SELECT id, doc FROM ${table} WHERE id > $1 ORDER BY id LIMIT 5000`, [last]);
-        for (const row of page.rows) visit(row.id, row.doc);
+        for (const row of page.rows) visit(row.id, JSON.parse(row.doc));
         if (page.rows.length < 5000) break;
         last = page.rows[page.rows.length - 1].id;
       }

@@ -167,12 +167,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     return (rows as RawRow[]).map((r) => toRow<Doc>(r));
   }
 
-  async snapshot(name: string, visit: (key: string, docJson: string) => void): Promise<number> {
+  async snapshot(name: string, visit: (key: string, doc: unknown) => void): Promise<number> {
     this.require(name);
     return this.db.transaction(() => {
       const position = (this.db.prepare('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as { position: number }).position;
       for (const row of this.db.prepare(`SELECT id, doc FROM rm_${name} ORDER BY id`).iterate() as Iterable<RawRow>) {
-        visit(row.id, row.doc);
+        visit(row.id, JSON.parse(row.doc));
       }
       return position;
     })();

@@ -64,7 +64,7 @@ export interface StepResult {
 }
 
 export interface ReadModelStore {
-  readonly kind: 'sqlite' | 'postgres';
+  readonly kind: 'sqlite' | 'postgres' | 'memory';
   /** Creates the projection's table, or drops and recreates it when its version changed. */
   prepare(projection: Projection<any>): Promise<void>;
   /**
@@ -82,6 +82,6 @@ export interface ReadModelStore {
    * Every document in key order (bytewise) with the checkpoint they were read at, from one consistent
    * snapshot: what digests are computed from.
    */
-  snapshot(name: string, visit: (key: string, docJson: string) => void): Promise<number>;
+  snapshot(name: string, visit: (key: string, doc: unknown) => void): Promise<number>;
   close(): Promise<void>;
 }

@@ -297,6 +297,35 @@ for (const impl of implementations) {
       await assert.rejects(store.readAll(0.5, 10), RangeError);
     });
 
+    it('splits the log into disjoint shares of whole streams', async function () {
+      for (let i = 0; i < 60; i++) await store.append(`share-${i % 12}`, [event('E', { i })], 'any');
+      const all = (await store.readAll(0, 1000)).map((e) => e.position);
+      const shares = [];
+      for (let index = 0; index < 3; index++) {
+        const events: { position: number; streamId: string }[] = [];
+        for (let after = 0; ; ) {
+          const page = await store.readAll(after, 7, { index, count: 3 });
+          if (page.length === 0) break;
+          events.push(...page);
+          after = page[page.length - 1].position;
+        }
+        shares.push(events);
+      }
+      assert.deepEqual(shares.flat().map((e) => e.position).sort((a, b) => a - b), all, 'every event in exactly one share');
+      for (const share of shares) {
+        assert.ok(share.length > 0, 'twelve streams spread over three shares');
+        const positions = share.map((e) => e.position);
+        assert.deepEqual(positions, [...positions].sort((a, b) => a - b), 'each share in position order');
+      }
+      const shareOf = new Map<string, number>();
+      shares.forEach((share, index) =>
+        share.forEach((e) => assert.equal(shareOf.get(e.streamId) ?? index, (shareOf.set(e.streamId, index), index))),
+      );
+      assert.equal(shareOf.size, 12);
+      await assert.rejects(store.readAll(0, 10, { index: 3, count: 3 }), RangeError);
+      await assert.rejects(store.readAll(0, 10, { index: 0, count: 0 }), RangeError);
+    });
+
     it('reports the head', async function () {
       assert.equal(await store.head(), 0);
       await store.append('h', [event('A'), event('B')], 'no_stream');

@@ -4,6 +4,7 @@ import type { StoredEvent } from '../../src/eventstore/types.js';
 import type { Projection, ReadModelStore, EventSource } from '../../src/readmodels/types.js';
 import { SqliteReadModelStore } from '../../src/readmodels/sqlite.js';
 import { PostgresReadModelStore } from '../../src/readmodels/postgres.js';
+import { MemoryReadModelStore } from '../../src/readmodels/memory.js';
 import { digestReadModel } from '../../src/readmodels/digest.js';
 import { createTestSchema, databaseUrl, type TestSchema } from '../support/postgres.js';
 
@@ -179,6 +180,8 @@ contract('sqlite', true, async () => {
   const db = new Database(':memory:');
   return { store: new SqliteReadModelStore(db), close: async () => void db.close() };
 });
+
+contract('memory', true, async () => ({ store: new MemoryReadModelStore(), close: async () => undefined }));
 
 contract('postgres', Boolean(databaseUrl), async () => {
   const schema = await createTestSchema('rm');

@@ -74,8 +74,25 @@ function byChainPosition(a: { chain: ChainEventRef }, b: { chain: ChainEventRef 
   return a.chain.blockNumber - b.chain.blockNumber || a.chain.logIndex - b.chain.logIndex;
 }
 
+const NO_TRADES: readonly TradeRecordedData[] = [];
+
 /** Recomputes everything derived from the chain facts and the order. */
 function derive(state: OrderState): OrderState {
+  const order = state.order;
+  const fullyExecuted = (executed: ExecutedAmounts) =>
+    order !== null &&
+    isFullyExecuted({ kind: order.kind, sellAmount: BigInt(order.sellAmount), buyAmount: BigInt(order.buyAmount) }, executed);
+  // Most orders never see the chain: skip the bookkeeping (a replay derives millions of states).
+  if (state.chainFacts.length === 0) {
+    return {
+      ...state,
+      invalidatedOnChain: false,
+      presigned: false,
+      trades: NO_TRADES,
+      executed: NOTHING_EXECUTED,
+      fullyExecuted: fullyExecuted(NOTHING_EXECUTED),
+    };
+  }
   const standing = state.chainFacts.filter((fact) => !fact.reverted);
   const presignatures = standing
     .filter((fact) => fact.type === 'OrderPresigned' || fact.type === 'PresignatureRevoked')
@@ -93,19 +110,13 @@ function derive(state: OrderState): OrderState {
     }),
     NOTHING_EXECUTED,
   );
-  const order = state.order;
   return {
     ...state,
     invalidatedOnChain: standing.some((fact) => fact.type === 'OrderInvalidated'),
     presigned: presignatures.at(-1)?.type === 'OrderPresigned',
     trades,
     executed,
-    fullyExecuted:
-      order !== null &&
-      isFullyExecuted(
-        { kind: order.kind, sellAmount: BigInt(order.sellAmount), buyAmount: BigInt(order.buyAmount) },
-        executed,
-      ),
+    fullyExecuted: fullyExecuted(executed),
   };
 }
 

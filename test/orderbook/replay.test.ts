@@ -1,0 +1,74 @@
+/**
+ * The auditor's replay (src/orderbook/replay.ts, what `npm run replay` runs): whatever the number of worker
+ * threads the log is split over, it gives the digests of the live read models, reorganisation reverts
+ * included.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore } from '../../src/eventstore/sqlite.js';
+import { SqliteReadModelStore } from '../../src/readmodels/sqlite.js';
+import { MemoryReadModelStore } from '../../src/readmodels/memory.js';
+import { ProjectionRunner } from '../../src/readmodels/runner.js';
+import { digestReadModel, type Digest } from '../../src/readmodels/digest.js';
+import { replay } from '../../src/readmodels/replay.js';
+import { replayOrderbook } from '../../src/orderbook/replay.js';
+import { checkOrderEvent, orderStreamId } from '../../src/orderbook/commands/events.js';
+import { projections } from '../../projections/index.js';
+import { logger } from '../../src/logger.js';
+import { synthesiseLog } from '../../bench/orderbook.js';
+
+describe('order book replay', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let live: Record<string, Digest>;
+  let head: number;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ethgate-replay-'));
+    const store = new SqliteEventStore(join(dir, 'events.sqlite'));
+    await synthesiseLog(store, 3_000);
+    // Revert every trade of the first 40 orders' streams, as the indexer does after a reorganisation.
+    for (const event of await store.readAll(0, 200)) {
+      if (event.type !== 'TradeRecorded') continue;
+      const { uid, chain } = event.data as { uid: string; chain: object };
+      const revert = checkOrderEvent({ type: 'ChainEventReverted', schemaVersion: 1, data: { uid, chain, reverted: 'TradeRecorded' } });
+      await store.append(orderStreamId(uid), [revert], 'any');
+    }
+    head = await store.head();
+    const readModels = new SqliteReadModelStore(store.db);
+    const runner = new ProjectionRunner(store, readModels, projections, logger);
+    await runner.start();
+    await runner.waitFor(head);
+    live = {};
+    for (const p of projections) live[p.name] = await digestReadModel(readModels, p.name);
+    await runner.stop();
+    await store.close();
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (const workers of [1, 2, 3]) {
+    it(`gives the live digests with ${workers} worker(s)`, async () => {
+      const result = await replayOrderbook({ store: { dataDir: dir }, workers });
+      assert.equal(result.events, head);
+      assert.equal(result.position, head);
+      assert.deepEqual(result.digests, live);
+      assert.ok(live.trades.documents > 0 && live.orders.documents > 0);
+    });
+  }
+
+  it('stops at a given position, as the single-threaded replay does', async () => {
+    const to = Math.floor(head / 2);
+    const parallel = await replayOrderbook({ store: { dataDir: dir }, workers: 2, to });
+    const store = new SqliteEventStore(join(dir, 'events.sqlite'));
+    try {
+      const single = await replay(store, new MemoryReadModelStore(), projections, to);
+      assert.equal(parallel.events, to);
+      assert.deepEqual(parallel.digests, single.digests);
+      assert.notDeepEqual(parallel.digests, live);
+    } finally {
+      await store.close();
+    }
+  });
+});
