@@ -8,6 +8,7 @@
  * equal, and the digest equal to TypedDataEncoder.hash. Hashing goes through the native keccak binding
  * (native-keccak.ts).
  */
+import { hexBytes, bytesHex } from './hex.js';
 import { TypedDataEncoder, ZeroAddress, getBytes, hexlify, id, keccak256, toBeArray, type TypedDataDomain } from 'ethers';
 import { installNativeKeccak } from './native-keccak.js';
 
@@ -83,7 +84,7 @@ const ORDER_TYPE_HASH_BYTES = getBytes(ORDER_TYPE_HASH);
 const WORD = 32;
 
 function putAddress(words: Uint8Array, index: number, address: string): void {
-  words.set(getBytes(address), index * WORD + 12);
+  words.set(hexBytes(address), index * WORD + 12);
 }
 
 function putUint(words: Uint8Array, index: number, value: bigint | number): void {
@@ -102,7 +103,7 @@ export function orderStructHash(order: OrderData): string {
   putUint(words, 4, order.sellAmount);
   putUint(words, 5, order.buyAmount);
   putUint(words, 6, order.validTo);
-  words.set(getBytes(order.appData), 7 * WORD);
+  words.set(hexBytes(order.appData), 7 * WORD);
   putUint(words, 8, order.feeAmount);
   words.set(STRING_HASHES[order.kind], 9 * WORD);
   putUint(words, 10, order.partiallyFillable ? 1 : 0);
@@ -116,8 +117,8 @@ function typedDataDigest(separator: string, structHash: string): string {
   const message = new Uint8Array(66);
   message[0] = 0x19;
   message[1] = 0x01;
-  message.set(getBytes(separator), 2);
-  message.set(getBytes(structHash), 34);
+  message.set(hexBytes(separator), 2);
+  message.set(hexBytes(structHash), 34);
   return keccak256(message);
 }
 
@@ -140,7 +141,7 @@ const ETH_SIGN_PREFIX = new TextEncoder().encode('\x19Ethereum Signed Message:\n
 export function ethSignDigest(digest: string): string {
   const message = new Uint8Array(ETH_SIGN_PREFIX.length + WORD);
   message.set(ETH_SIGN_PREFIX, 0);
-  message.set(getBytes(digest), ETH_SIGN_PREFIX.length);
+  message.set(hexBytes(digest), ETH_SIGN_PREFIX.length);
   return keccak256(message);
 }
 
@@ -149,10 +150,10 @@ export const ORDER_UID_BYTES = 56;
 /** The order UID: digest (32 bytes) ‖ owner (20) ‖ validTo (4, big-endian), lowercase hex. */
 export function packOrderUid(digest: string, owner: string, validTo: number): string {
   const uid = new Uint8Array(ORDER_UID_BYTES);
-  uid.set(getBytes(digest), 0);
-  uid.set(getBytes(owner), 32);
+  uid.set(hexBytes(digest), 0);
+  uid.set(hexBytes(owner), 32);
   new DataView(uid.buffer).setUint32(52, validTo, false);
-  return hexlify(uid);
+  return bytesHex(uid);
 }
 
 export interface OrderUidParts {

@@ -8,7 +8,8 @@
  * is no signer at all. Signatures are stored normalised to v 27/28, as the contract needs them.
  */
 import { createRequire } from 'node:module';
-import { getBytes, hexlify, keccak256 } from 'ethers';
+import { keccak256 } from 'ethers';
+import { hexBytes, bytesHex } from './hex.js';
 import { ethSignDigest } from './eip712.js';
 
 // The native binding itself: the package's main entry silently falls back to a pure-JS implementation
@@ -21,7 +22,7 @@ export type EcdsaSigningScheme = 'eip712' | 'ethsign';
 /** The 65 signature bytes with v as 27 or 28, or null when not 65 bytes with v in 0, 1, 27, 28. */
 function ecdsaBytes(signature: string): Uint8Array | null {
   if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return null;
-  const bytes = getBytes(signature);
+  const bytes = hexBytes(signature);
   const v = bytes[64];
   if (v === 0 || v === 1) bytes[64] = v + 27;
   else if (v !== 27 && v !== 28) return null;
@@ -31,7 +32,7 @@ function ecdsaBytes(signature: string): Uint8Array | null {
 /** The signature with v as 27 or 28 (lowercase hex), or null when it is not a 65-byte r‖s‖v. */
 export function normalizeEcdsaSignature(signature: string): string | null {
   const bytes = ecdsaBytes(signature);
-  return bytes && hexlify(bytes);
+  return bytes && bytesHex(bytes);
 }
 
 /** The address (lowercase) whose key signed `digest`, or null when the signature recovers no key. */
@@ -40,7 +41,7 @@ export function recoverAddress(digest: string, signature: string): string | null
   if (!bytes) return null;
   let publicKey: Uint8Array;
   try {
-    publicKey = secp256k1.ecdsaRecover(bytes.subarray(0, 64), bytes[64] - 27, getBytes(digest), false);
+    publicKey = secp256k1.ecdsaRecover(bytes.subarray(0, 64), bytes[64] - 27, hexBytes(digest), false);
   } catch {
     return null; // r or s out of range, or no curve point for r
   }
