@@ -30,7 +30,7 @@ import { logger } from '../src/logger.js';
 import { repoPath } from '../src/paths.js';
 import { runLoad, type LoadResult, type Workload } from './load.js';
 import { startNginx } from './nginx.js';
-import { freePort, startChild, waitForRpc, type Child } from './tools.js';
+import { freePort, printTargets, startChild, waitForRpc, type Child, type Target } from './tools.js';
 
 export interface Figure {
   value: number;
@@ -165,25 +165,20 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
     figures['gateway.ratio.uncached_vs_nginx'] = { value: round(uncached.rps / nginxBest.rps, 3), unit: 'x' };
     figures['gateway.ratio.p99_uncached_vs_nginx'] = { value: round(uncached.p99Ms / nginxBest.p99Ms, 3), unit: 'x' };
     figures['gateway.ratio.repeated_read_vs_uncached'] = { value: round(repeated.rps / uncached.rps, 3), unit: 'x' };
-    printTargets(figures);
+    printTargets('issue 5', figures, TARGETS);
     return figures;
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   }
 }
 
-function printTargets(figures: Record<string, Figure>): void {
-  const check = (label: string, key: string, ok: (v: number) => boolean, target: string) => {
-    const value = figures[key].value;
-    console.error(`  ${ok(value) ? 'met   ' : 'MISSED'} ${label}: ${value} (target ${target})`);
-  };
-  console.error('targets (issue 5):');
-  check('uncached / bare relay', 'gateway.ratio.uncached_vs_bare_relay', (v) => v >= 0.8, '>= 0.8');
-  check('uncached / nginx', 'gateway.ratio.uncached_vs_nginx', (v) => v >= 0.4, '>= 0.4');
-  check('p99 uncached / nginx', 'gateway.ratio.p99_uncached_vs_nginx', (v) => v <= 3, '<= 3');
-  check('repeated-read upstream calls per request', 'gateway.repeated_read.upstream_calls_per_request', (v) => v <= 0.05, '<= 0.05');
-  check('repeated-read / uncached', 'gateway.ratio.repeated_read_vs_uncached', (v) => v >= 1.5, '>= 1.5');
-}
+const TARGETS: Target[] = [
+  { label: 'uncached / bare relay', key: 'gateway.ratio.uncached_vs_bare_relay', atLeast: 0.8 },
+  { label: 'uncached / nginx', key: 'gateway.ratio.uncached_vs_nginx', atLeast: 0.4 },
+  { label: 'p99 uncached / nginx', key: 'gateway.ratio.p99_uncached_vs_nginx', atMost: 3 },
+  { label: 'repeated-read upstream calls per request', key: 'gateway.repeated_read.upstream_calls_per_request', atMost: 0.05 },
+  { label: 'repeated-read / uncached', key: 'gateway.ratio.repeated_read_vs_uncached', atLeast: 1.5 },
+];
 
 async function startBareRelay(upstream: string, api: 'dispatch' | 'request'): Promise<Relay> {
   const port = await freePort();

@@ -69,3 +69,23 @@ export async function waitForRpc(url: string, child?: Child, timeoutMs = 60_000)
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms${child ? `: ${child.output()}` : ''}`);
 }
+
+/** A target of an issue: a figure's key, and the bound it must reach (at least or at most). */
+export interface Target {
+  label: string;
+  key: string;
+  atLeast?: number;
+  atMost?: number;
+}
+
+/** Prints a suite's targets, each met or MISSED with its figure; a figure the run did not measure is left out. */
+export function printTargets(heading: string, figures: Record<string, { value: number; unit: string }>, targets: Target[]): void {
+  console.error(`targets (${heading}):`);
+  for (const { label, key, atLeast, atMost } of targets) {
+    const figure = figures[key];
+    if (!figure) continue;
+    const met = (atLeast === undefined || figure.value >= atLeast) && (atMost === undefined || figure.value <= atMost);
+    const bound = atLeast !== undefined ? `>= ${atLeast}` : `<= ${atMost}`;
+    console.error(`  ${met ? 'met   ' : 'MISSED'} ${label}: ${figure.value} ${figure.unit} (target ${bound})`);
+  }
+}
