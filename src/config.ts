@@ -53,6 +53,7 @@ function defaults(): Config {
       maxBatchSize: 100,
       maxLogsBlockRange: 10_000,
       maxSubscriptionsPerConnection: 100,
+      wsPingIntervalMs: 30_000,
       health: {
         checkIntervalMs: 2_000,
         maxLagBlocks: 5,
@@ -198,6 +199,7 @@ function fromEnv(env: Env, base: Config): Record<string, unknown> {
       maxBatchSize: integer(env, 'MAX_BATCH_SIZE'),
       maxLogsBlockRange: integer(env, 'MAX_LOGS_BLOCK_RANGE'),
       maxSubscriptionsPerConnection: integer(env, 'MAX_SUBSCRIPTIONS_PER_CONNECTION'),
+      wsPingIntervalMs: integer(env, 'WS_PING_INTERVAL_MS'),
       health: strip({
         checkIntervalMs: integer(env, 'HEALTH_CHECK_INTERVAL_MS'),
         maxLagBlocks: integer(env, 'MAX_UPSTREAM_LAG_BLOCKS'),

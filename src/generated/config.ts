@@ -72,6 +72,10 @@ export interface GatewayConfig {
    */
   maxLogsBlockRange: number;
   maxSubscriptionsPerConnection: number;
+  /**
+   * WebSocket clients are pinged this often; one that has not answered the previous ping is dropped with its subscriptions. 0 disables it.
+   */
+  wsPingIntervalMs: number;
   health: UpstreamHealthConfig;
   cache: CacheConfig;
   /**

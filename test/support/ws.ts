@@ -33,9 +33,12 @@ export class WsClient {
     socket.on('message', (data: Buffer) => this.receive(JSON.parse(data.toString())));
   }
 
-  /** Opens a connection; `host` sets the Host header (e.g. mainnet.localhost to pick a network by name). */
-  static connect(url: string, host?: string): Promise<WsClient> {
-    const socket = new WebSocket(url, host ? { headers: { host } } : {});
+  /**
+   * Opens a connection; `host` sets the Host header (e.g. mainnet.localhost to pick a network by name);
+   * `autoPong: false` makes a client that never answers pings, as one whose network path is gone.
+   */
+  static connect(url: string, host?: string, options: { autoPong?: boolean } = {}): Promise<WsClient> {
+    const socket = new WebSocket(url, { ...(host ? { headers: { host } } : {}), ...options });
     return new Promise((resolve, reject) => {
       socket.once('open', () => resolve(new WsClient(socket)));
       socket.once('error', reject);

@@ -1,7 +1,8 @@
 /**
  * {ws_url}/ws (and /v1/jsonrpc/:network/ws): one JSON-RPC message per frame, every relayed method plus
  * eth_subscribe / eth_unsubscribe. A frame that is not JSON gets a -32700 error and the connection stays
- * open; when a client goes away its subscriptions end.
+ * open; when a client goes away its subscriptions end. A client that vanishes without closing (a dropped
+ * network path sends no FIN) is found by pings: one that has not answered the previous ping is dropped.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -21,9 +22,26 @@ const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 export class WebSocketChannel {
   private readonly wss: WebSocketServer;
+  /** Clients that answered (or sent anything) since the last ping round. */
+  private readonly alive = new WeakSet<WebSocket>();
+  private readonly heartbeat?: NodeJS.Timeout;
 
   constructor(private readonly gw: Gateway) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: gw.config.gateway.maxBodyBytes });
+    const interval = gw.config.gateway.wsPingIntervalMs;
+    // One timer for all connections rather than one per connection.
+    if (interval > 0) this.heartbeat = setInterval(() => this.pingRound(), interval).unref();
+  }
+
+  private pingRound(): void {
+    for (const ws of this.wss.clients) {
+      if (!this.alive.has(ws)) {
+        ws.terminate(); // 'close' follows, which drops the client's subscriptions
+        continue;
+      }
+      this.alive.delete(ws);
+      ws.ping();
+    }
   }
 
   /**
@@ -71,7 +89,10 @@ export class WebSocketChannel {
       },
     };
 
+    this.alive.add(ws);
+    ws.on('pong', () => this.alive.add(ws));
     ws.on('message', (data: Buffer) => {
+      this.alive.add(ws);
       const started = performance.now();
       // Each message is a request of its own for metrics; the connection's caller carries key and limits.
       const caller: RequestFacts = { requestId: connection.requestId, apiKey: connection.apiKey, method: undefined };
@@ -103,6 +124,7 @@ export class WebSocketChannel {
   }
 
   close(): void {
+    clearInterval(this.heartbeat);
     for (const client of this.wss.clients) client.terminate();
     this.wss.close();
   }
