@@ -10,7 +10,8 @@ import { until } from '../support/wait.js';
 
 describe('gateway WebSocket heartbeat', function () {
   this.timeout(30_000);
-  const PING_MS = 200;
+  // Long enough that a busy test process still answers in time: the answering client must not be dropped.
+  const PING_MS = 500;
   let service: TestService;
   const clients: WsClient[] = [];
 
