@@ -12,7 +12,8 @@ import type { TestChain } from './chain.js';
 import { http, postJson } from './http.js';
 import { e18, settledTrade, signed, type PlacedOrder } from './onchain.js';
 import type { ServiceProcess } from './service-process.js';
-import { fundTrader, gpv2Domain, TestSolver } from './solver.js';
+import { gpv2Domain } from '../../src/orderbook/domain/eip712.js';
+import { fundTrader, TestSolver } from './solver.js';
 import { until } from './wait.js';
 
 interface StoredEventJson {

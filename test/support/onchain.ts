@@ -11,11 +11,12 @@ import assert from 'node:assert/strict';
 import { JsonRpcProvider, Wallet, parseUnits, type TypedDataDomain } from 'ethers';
 import { devChainPlan } from '../../src/orderbook/chain/devchain.js';
 import type { RunningOrderbook } from '../../src/orderbook/index.js';
+import type { Order } from '../../src/generated/orderbook/order.js';
 import { http, postJson, type HttpResult } from './http.js';
-import { signOrder, type OrderParams, type SignedOrderCreation } from './orders.js';
-import { gpv2Domain, TestSolver, type SettledTrade, type TestOrder } from './solver.js';
+import { orderData, signOrder, type OrderParams, type SignedOrderCreation } from './orders.js';
+import { gpv2Domain } from '../../src/orderbook/domain/eip712.js';
+import { fundTrader, TestSolver, type SettledTrade, type TestOrder } from './solver.js';
 import { startTestService, type TestService } from './service.js';
-import { orderData } from './orders.js';
 
 export const e18 = (n: number | string): bigint => parseUnits(String(n), 18);
 
@@ -40,10 +41,14 @@ export interface OnchainBook {
   solver: TestSolver;
   /** A fresh wallet on the client provider with 100 ETH for gas. */
   trader(): Promise<Wallet>;
+  /** A fresh trader holding `amount` of `token`, with `allowance` (default: the amount) to the vault relayer. */
+  fundedTrader(token: string, amount: bigint, allowance?: bigint): Promise<Wallet>;
   /** Any JSON-RPC call to anvil itself. */
   control(method: string, params?: unknown[]): Promise<any>;
   get(path: string): Promise<HttpResult>;
   post(path: string, body: unknown): Promise<HttpResult>;
+  /** GET /orders/{uid}. */
+  order(uid: string): Promise<Order>;
   /** POSTs an order and expects 201 with its UID. */
   place(order: SignedOrderCreation): Promise<string>;
   /** Waits until the indexer has processed the chain up to its head now. */
@@ -77,9 +82,15 @@ export async function startOnchainBook(env: Record<string, string> = {}): Promis
       await anvil.send('anvil_setBalance', [wallet.address, '0x56bc75e2d63100000']);
       return wallet;
     },
+    async fundedTrader(token, amount, allowance = amount) {
+      const wallet = await book.trader();
+      await fundTrader(token, wallet, amount, vaultRelayer, allowance);
+      return wallet;
+    },
     control: (method, params = []) => anvil.send(method, params),
     get: (path) => http(`${api}${path}`),
     post: (path, body) => postJson(`${api}${path}`, body),
+    order: (uid) => http(`${api}/orders/${uid}`).then((r) => r.json as Order),
     async place(order) {
       const res = await postJson(`${api}/orders`, order.body);
       assert.equal(res.status, 201, `POST /orders: ${res.text}`);

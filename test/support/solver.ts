@@ -1,8 +1,8 @@
 /**
  * A test solver and trader helpers for the real GPv2Settlement on anvil, with ethers v6 as the client.
  *
- * Order hashing here is test-side only (ethers' TypedDataEncoder with the spec's domain and Order type);
- * the production hashing lives in the order domain.
+ * Order hashing here is test-side only (ethers' TypedDataEncoder over the domain module's Order type, and
+ * solidityPacked for the UID), a second computation beside the production one in the order domain.
  */
 import {
   Contract,
@@ -22,6 +22,7 @@ import {
 } from 'ethers';
 import { gpv2Artifact, localArtifact } from '../../src/chain/artifacts.js';
 import { DEV_SOLVER, type DevChain } from '../../src/orderbook/chain/devchain.js';
+import { ORDER_TYPES } from '../../src/orderbook/domain/eip712.js';
 
 export type OrderKind = 'sell' | 'buy';
 export type SigningScheme = 'eip712' | 'ethsign' | 'eip1271' | 'presign';
@@ -39,29 +40,6 @@ export interface TestOrder {
   partiallyFillable: boolean;
   sellTokenBalance?: 'erc20' | 'external' | 'internal';
   buyTokenBalance?: 'erc20' | 'internal';
-}
-
-export const ORDER_TYPES = {
-  Order: [
-    { name: 'sellToken', type: 'address' },
-    { name: 'buyToken', type: 'address' },
-    { name: 'receiver', type: 'address' },
-    { name: 'sellAmount', type: 'uint256' },
-    { name: 'buyAmount', type: 'uint256' },
-    { name: 'validTo', type: 'uint32' },
-    { name: 'appData', type: 'bytes32' },
-    { name: 'feeAmount', type: 'uint256' },
-    { name: 'kind', type: 'string' },
-    { name: 'partiallyFillable', type: 'bool' },
-    { name: 'sellTokenBalance', type: 'string' },
-    { name: 'buyTokenBalance', type: 'string' },
-  ],
-};
-
-export const ZERO_APP_DATA = `0x${'00'.repeat(32)}`;
-
-export function gpv2Domain(chainId: number, settlement: string): TypedDataDomain {
-  return { name: 'Gnosis Protocol', version: 'v2', chainId, verifyingContract: settlement };
 }
 
 function typedValue(order: TestOrder) {

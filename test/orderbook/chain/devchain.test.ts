@@ -13,7 +13,7 @@ import {
 } from '../../../src/orderbook/chain/devchain.js';
 import { ChainError } from '../../../src/orderbook/chain/rpc.js';
 import { startTestChain, type TestChain } from '../../support/chain.js';
-import { gpv2Domain } from '../../support/solver.js';
+import { gpv2Domain } from '../../../src/orderbook/domain/eip712.js';
 import { TypedDataEncoder } from 'ethers';
 
 describe('dev chain bootstrap (anvil)', () => {

@@ -21,7 +21,8 @@ import { ProjectionRunner } from '../../../src/readmodels/runner.js';
 import { projections } from '../../../projections/index.js';
 import { startTestChain, type TestChain } from '../../support/chain.js';
 import { orderData } from '../../support/orders.js';
-import { fundTrader, gpv2Domain, orderDigest, orderUid, signOrder, TestSolver } from '../../support/solver.js';
+import { gpv2Domain } from '../../../src/orderbook/domain/eip712.js';
+import { fundTrader, orderDigest, orderUid, signOrder, TestSolver } from '../../support/solver.js';
 import { until } from '../../support/wait.js';
 
 const e18 = (n: number) => parseUnits(String(n), 18);

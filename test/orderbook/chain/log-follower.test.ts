@@ -6,14 +6,14 @@ import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from '.
 import { toQuantity, type ChainRpc } from '../../../src/orderbook/chain/rpc.js';
 import { decodeSettlementLog, logKey, SETTLEMENT_TOPICS, type DecodedLog, type RawLog } from '../../../src/orderbook/chain/settlement-events.js';
 import { startTestChain, type TestChain } from '../../support/chain.js';
+import { ZERO_APP_DATA } from '../../support/orders.js';
+import { gpv2Domain } from '../../../src/orderbook/domain/eip712.js';
 import {
   fundTrader,
-  gpv2Domain,
   invalidateOrder,
   setPreSignature,
   signOrder,
   TestSolver,
-  ZERO_APP_DATA,
   orderUid,
   type TestOrder,
 } from '../../support/solver.js';

@@ -23,14 +23,14 @@ import {
   type RawLog,
 } from '../../../src/orderbook/chain/settlement-events.js';
 import { startTestChain, type TestChain } from '../../support/chain.js';
+import { ZERO_APP_DATA } from '../../support/orders.js';
+import { gpv2Domain, ORDER_TYPES } from '../../../src/orderbook/domain/eip712.js';
 import {
   deployEip1271Wallet,
   eip1271Wallet,
   fundTrader,
-  gpv2Domain,
   invalidateOrder,
   mined,
-  ORDER_TYPES,
   orderDigest,
   orderUid,
   setPreSignature,
@@ -38,7 +38,6 @@ import {
   testToken,
   tradeSignature,
   TestSolver,
-  ZERO_APP_DATA,
   type TestOrder,
 } from '../../support/solver.js';
 

@@ -5,7 +5,7 @@
  * "within two blocks" has to do so without any further block.
  */
 import assert from 'node:assert/strict';
-import { MaxUint256, type Wallet } from 'ethers';
+import { MaxUint256 } from 'ethers';
 import type { Order } from '../../../src/generated/orderbook/order.js';
 import { orderCreation, orderData } from '../../support/orders.js';
 import { fundTrader, mined, setPreSignature, testToken } from '../../support/solver.js';
@@ -28,12 +28,6 @@ describe('order book on chain: balances and solvable orders', function () {
   });
   after(() => book?.stop());
 
-  async function funded(token: string, amount: bigint, allowance: bigint = MaxUint256): Promise<Wallet> {
-    const wallet = await book.trader();
-    await fundTrader(token, wallet, amount, book.vaultRelayer, allowance);
-    return wallet;
-  }
-
   /** Mines `count` empty blocks, one evm_mine each. */
   async function mine(count: number): Promise<void> {
     for (let i = 0; i < count; i++) await book.control('evm_mine');
@@ -44,7 +38,7 @@ describe('order book on chain: balances and solvable orders', function () {
   const notSolvable = (uid: string) => (list: Order[]) => !list.some((o) => o.uid === uid);
 
   it('a fill-or-kill order drops out within two blocks when its owner cannot fund it, and comes back when funded', async () => {
-    const grace = await funded(T.TKA, e18(10));
+    const grace = await book.fundedTrader(T.TKA, e18(10), MaxUint256);
     const placed = await signed(grace, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(8), buyAmount: e18(8), feeAmount: e18(2) });
     await book.place(placed);
     await eventually(book, '/solvable_orders', solvable(placed.uid, e18(10)), 'the funded order solvable');
@@ -59,7 +53,7 @@ describe('order book on chain: balances and solvable orders', function () {
     assert.deepEqual((await book.get(`/orders?owner=${grace.address}`)).json, []);
     const listed = (await book.get(`/orders?owner=${grace.address}&includeInsufficientBalance=true`)).json as Order[];
     assert.deepEqual(listed.map((o) => [o.uid, o.status, o.availableBalance]), [[placed.uid, 'open', e18(9).toString()]]);
-    assert.equal(((await book.get(`/orders/${placed.uid}`)).json as Order).availableBalance, e18(9).toString());
+    assert.equal((await book.order(placed.uid)).availableBalance, e18(9).toString());
 
     // Funded again.
     await mined(testToken(T.TKA, grace).mint(grace.address, e18(1)));
@@ -71,14 +65,14 @@ describe('order book on chain: balances and solvable orders', function () {
     await mined(testToken(T.TKA, grace).approve(book.vaultRelayer, e18(9)));
     await mine(2);
     await eventually(book, '/solvable_orders', notSolvable(placed.uid), 'the order out after the allowance went down');
-    assert.equal(((await book.get(`/orders/${placed.uid}`)).json as Order).availableBalance, e18(9).toString());
+    assert.equal((await book.order(placed.uid)).availableBalance, e18(9).toString());
     await mined(testToken(T.TKA, grace).approve(book.vaultRelayer, MaxUint256));
     await mine(2);
     await eventually(book, '/solvable_orders', solvable(placed.uid, e18(10)), 'the order back with the allowance');
   });
 
   it("allocates an owner's spendable amount to the oldest orders first", async () => {
-    const heidi = await funded(T.TKB, e18(10));
+    const heidi = await book.fundedTrader(T.TKB, e18(10), MaxUint256);
     const first = await signed(heidi, book.domain, { sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(6), buyAmount: e18(6) });
     const second = await signed(heidi, book.domain, { sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(6), buyAmount: e18(5) });
     const partial = await signed(heidi, book.domain, { sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(6), buyAmount: e18(4), partiallyFillable: true });
@@ -96,7 +90,7 @@ describe('order book on chain: balances and solvable orders', function () {
   });
 
   it('refuses an unfunded fill-or-kill order (InsufficientBalance) and a partially fillable one with nothing', async () => {
-    const ivan = await funded(T.TKA, e18(5), e18(3));
+    const ivan = await book.fundedTrader(T.TKA, e18(5), e18(3));
     const tooBig = await signed(ivan, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(3), buyAmount: e18(3), feeAmount: 1n });
     const res = await book.post('/orders', tooBig.body);
     assert.equal(res.status, 400);
@@ -133,7 +127,7 @@ describe('order book on chain: balances and solvable orders', function () {
   });
 
   it('an expired order leaves solvable_orders and its owner balance is no longer read at every block', async () => {
-    const zoe = await funded(T.TKC, 5_000000n);
+    const zoe = await book.fundedTrader(T.TKC, 5_000000n, MaxUint256);
     const validTo = Math.floor(Date.now() / 1000) + 4;
     const placed = await signed(zoe, book.domain, { sellToken: T.TKC, buyToken: T.TKA, sellAmount: 5_000000n, buyAmount: 1n, validTo });
     await book.place(placed);

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { Wallet } from 'ethers';
 import type { Order } from '../../../src/generated/orderbook/order.js';
 import type { Trade } from '../../../src/generated/orderbook/trade.js';
 import type { ProjectionsStatus } from '../../../src/generated/orderbook/projections-status.js';
@@ -36,19 +35,12 @@ describe('order book on chain: a reorganisation removes a settlement', function 
   });
   after(() => book?.stop());
 
-  async function funded(token: string, amount: bigint): Promise<Wallet> {
-    const wallet = await book.trader();
-    await fundTrader(token, wallet, amount, book.vaultRelayer);
-    return wallet;
-  }
-
-  const order = (uid: string) => book.get(`/orders/${uid}`).then((r) => r.json as Order);
   const eventTypes = (uid: string) => book.get(`/orders/${uid}/events`).then((r) => (r.json as { type: string }[]).map((e) => e.type));
 
   it('reverts the trades with compensating events, restores the orders, and replays to the same digests', async () => {
-    const alice = await funded(T.TKA, e18(10));
-    const bob = await funded(T.TKB, e18(10));
-    const carol = await funded(T.TKA, e18(40));
+    const alice = await book.fundedTrader(T.TKA, e18(10));
+    const bob = await book.fundedTrader(T.TKB, e18(10));
+    const carol = await book.fundedTrader(T.TKA, e18(40));
     const sellA = await signed(alice, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(10), buyAmount: e18(10) });
     const sellB = await signed(bob, book.domain, { sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(10), buyAmount: e18(10) });
     // A partially fillable order filled in two settlements; only the second one is reorganised away.
@@ -60,7 +52,7 @@ describe('order book on chain: a reorganisation removes a settlement', function 
       partiallyFillable: true,
     });
     for (const placed of [sellA, sellB, partial]) await book.place(placed);
-    const dave = await funded(T.TKB, e18(30));
+    const dave = await book.fundedTrader(T.TKB, e18(30));
     const counter1 = await signed(dave, book.domain, { sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(10), buyAmount: e18(10) });
     const counter2 = await signed(dave, book.domain, { sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(10), buyAmount: e18(10), appData: '0x' + '01'.repeat(32) });
     await book.place(counter1);
@@ -68,10 +60,10 @@ describe('order book on chain: a reorganisation removes a settlement', function 
     const prices = { [T.TKA]: 1n, [T.TKB]: 1n };
 
     // Other chain facts in the doomed blocks: an on-chain invalidation and a presignature.
-    const erin = await funded(T.TKA, e18(5));
+    const erin = await book.fundedTrader(T.TKA, e18(5));
     const invalidated = await signed(erin, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(5), buyAmount: e18(5) });
     await book.place(invalidated);
-    const frank = await funded(T.TKA, e18(5));
+    const frank = await book.fundedTrader(T.TKA, e18(5));
     const presignData = orderData({ sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(5), buyAmount: e18(5) });
     const presigned = (await book.post('/orders', { ...orderCreation(presignData, 'presign', '0x'), from: frank.address })).json as string;
 
@@ -84,11 +76,11 @@ describe('order book on chain: a reorganisation removes a settlement', function 
     await invalidateOrder(book.settlement, erin, invalidated.uid);
     await setPreSignature(book.settlement, frank, presigned, true);
     await book.indexed();
-    assert.equal((await order(invalidated.uid)).status, 'cancelled');
-    assert.equal((await order(presigned)).status, 'open');
+    assert.equal((await book.order(invalidated.uid)).status, 'cancelled');
+    assert.equal((await book.order(presigned)).status, 'open');
     await eventually<Trade[]>(book, `/trades?orderUid=${sellA.uid}`, (t) => t.length === 1, 'the trade of the doomed block');
-    assert.equal((await order(sellA.uid)).status, 'fulfilled');
-    assert.equal((await order(partial.uid)).executedSellAmount, e18(20).toString());
+    assert.equal((await book.order(sellA.uid)).status, 'fulfilled');
+    assert.equal((await book.order(partial.uid)).executedSellAmount, e18(20).toString());
 
     // The reorganisation: the three blocks go, four others take their heights and the next.
     assert.equal(await book.control('evm_revert', [snapshot]), true);
@@ -103,7 +95,7 @@ describe('order book on chain: a reorganisation removes a settlement', function 
     assert.deepEqual(carolsTrades.map((t) => t.transactionHash), [kept.hash.toLowerCase()], 'the earlier settlement stays');
 
     for (const uid of [sellA.uid, sellB.uid, counter2.uid]) {
-      const restored = await order(uid);
+      const restored = await book.order(uid);
       assert.equal(restored.status, 'open', uid);
       assert.deepEqual(
         [restored.executedSellAmount, restored.executedSellAmountBeforeFees, restored.executedBuyAmount, restored.executedFeeAmount],
@@ -111,7 +103,7 @@ describe('order book on chain: a reorganisation removes a settlement', function 
       );
       assert.deepEqual(await eventTypes(uid), ['OrderCreated', 'TradeRecorded', 'ChainEventReverted'], 'the log is never rewritten');
     }
-    const restoredPartial = await order(partial.uid);
+    const restoredPartial = await book.order(partial.uid);
     assert.equal(restoredPartial.executedSellAmount, e18(10).toString());
     assert.deepEqual(await eventTypes(partial.uid), ['OrderCreated', 'TradeRecorded', 'TradeRecorded', 'ChainEventReverted']);
     const reverted = ((await book.get(`/orders/${sellA.uid}/events`)).json as { type: string; data: any }[]).at(-1)!;
@@ -119,9 +111,9 @@ describe('order book on chain: a reorganisation removes a settlement', function 
     assert.equal(reverted.data.reverted, 'TradeRecorded');
 
     // The invalidation and the presignature are undone too.
-    assert.deepEqual([(await order(invalidated.uid)).status, (await order(invalidated.uid)).invalidated], ['open', false]);
+    assert.deepEqual([(await book.order(invalidated.uid)).status, (await book.order(invalidated.uid)).invalidated], ['open', false]);
     assert.deepEqual(await eventTypes(invalidated.uid), ['OrderCreated', 'OrderInvalidated', 'ChainEventReverted']);
-    assert.equal((await order(presigned)).status, 'presignaturePending');
+    assert.equal((await book.order(presigned)).status, 'presignaturePending');
     assert.deepEqual(await eventTypes(presigned), ['OrderCreated', 'OrderPresigned', 'ChainEventReverted']);
 
     // Solvable again: the owners' balances are read again (no new block needed) and fund them.
@@ -134,7 +126,7 @@ describe('order book on chain: a reorganisation removes a settlement', function 
     await book.indexed();
     const newTrades = await eventually<Trade[]>(book, `/trades?orderUid=${sellA.uid}`, (t) => t.length === 1, 'the trade on the new chain');
     assert.deepEqual([newTrades[0].transactionHash, newTrades[0].blockNumber], [again.hash.toLowerCase(), again.blockNumber]);
-    assert.equal((await order(sellA.uid)).status, 'fulfilled');
+    assert.equal((await book.order(sellA.uid)).status, 'fulfilled');
 
     // Auditors: a replay of the log from position 0 gives the digests the live read models have.
     const live = (await book.get('/projections')).json as ProjectionsStatus;
@@ -201,6 +193,6 @@ describe('order book on chain: the embedded chain restarts empty', function () {
     await book.indexed();
     const trades = await eventually<Trade[]>(book, `/trades?orderUid=${sellB.uid}`, (t) => t.length === 1, 'the trade on the new chain');
     assert.deepEqual([trades[0].transactionHash, trades[0].blockNumber], [again.hash.toLowerCase(), again.blockNumber]);
-    assert.equal(((await book.get(`/orders/${sellB.uid}`)).json as Order).status, 'fulfilled');
+    assert.equal((await book.order(sellB.uid)).status, 'fulfilled');
   });
 });

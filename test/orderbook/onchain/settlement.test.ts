@@ -4,10 +4,8 @@
  * GPv2Settlement.settle, and the service shows the indexed trades and executed amounts.
  */
 import assert from 'node:assert/strict';
-import type { Wallet } from 'ethers';
 import type { Order } from '../../../src/generated/orderbook/order.js';
 import type { Trade } from '../../../src/generated/orderbook/trade.js';
-import { fundTrader } from '../../support/solver.js';
 import {
   DEV_TOKEN_ADDRESSES as T,
   e18,
@@ -28,15 +26,9 @@ describe('order book on chain: settlement end to end', function () {
   });
   after(() => book?.stop());
 
-  async function funded(token: string, amount: bigint): Promise<Wallet> {
-    const wallet = await book.trader();
-    await fundTrader(token, wallet, amount, book.vaultRelayer);
-    return wallet;
-  }
-
   it('settles two opposite orders: both trades listed with amounts and transaction hash, both orders fulfilled', async () => {
-    const alice = await funded(T.TKA, e18(101));
-    const bob = await funded(T.TKB, e18(101));
+    const alice = await book.fundedTrader(T.TKA, e18(101));
+    const bob = await book.fundedTrader(T.TKB, e18(101));
     const sellA = await signed(alice, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(100), buyAmount: e18(99), feeAmount: e18(1) });
     const sellB = await signed(bob, book.domain, { sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(100), buyAmount: e18(99), feeAmount: e18(1) }, { scheme: 'ethsign' });
     await book.place(sellA);
@@ -71,7 +63,7 @@ describe('order book on chain: settlement end to end', function () {
     assert.deepEqual(all, byUid, 'by owner and by order UID give the same trade');
 
     for (const placed of [sellA, sellB]) {
-      const order = (await book.get(`/orders/${placed.uid}`)).json as Order;
+      const order = await book.order(placed.uid);
       assert.equal(order.status, 'fulfilled');
       assert.deepEqual(
         [order.executedSellAmount, order.executedSellAmountBeforeFees, order.executedBuyAmount, order.executedFeeAmount],
@@ -87,8 +79,8 @@ describe('order book on chain: settlement end to end', function () {
   });
 
   it('a partially fillable order half filled stays solvable with its executed amounts', async () => {
-    const carol = await funded(T.TKA, e18(102));
-    const dave = await funded(T.TKB, e18(50));
+    const carol = await book.fundedTrader(T.TKA, e18(102));
+    const dave = await book.fundedTrader(T.TKB, e18(50));
     const partial = await signed(carol, book.domain, {
       sellToken: T.TKA,
       buyToken: T.TKB,
@@ -109,13 +101,13 @@ describe('order book on chain: settlement end to end', function () {
     // The contract charges the fee pro rata: half the order, half the fee.
     assert.deepEqual([trades[0].sellAmount, trades[0].sellAmountBeforeFees, trades[0].buyAmount], [e18(51), e18(50), e18(50)].map(String));
 
-    const order = (await book.get(`/orders/${partial.uid}`)).json as Order;
+    const order = await book.order(partial.uid);
     assert.equal(order.status, 'open');
     assert.deepEqual(
       [order.executedSellAmount, order.executedSellAmountBeforeFees, order.executedBuyAmount, order.executedFeeAmount],
       [e18(51), e18(50), e18(50), e18(1)].map(String),
     );
-    assert.equal(((await book.get(`/orders/${counter.uid}`)).json as Order).status, 'fulfilled');
+    assert.equal((await book.order(counter.uid)).status, 'fulfilled');
 
     // Still solvable, and once the balances of the settlement block are read, carol has 102 - 51 left.
     const solvable = await eventually<Order[]>(
@@ -131,8 +123,8 @@ describe('order book on chain: settlement end to end', function () {
   });
 
   it('a buy order is fulfilled when its buyAmount is bought, at a better price than its limit', async () => {
-    const buyer = await funded(T.TKA, e18(12));
-    const seller = await funded(T.TKB, e18(20));
+    const buyer = await book.fundedTrader(T.TKA, e18(12));
+    const seller = await book.fundedTrader(T.TKB, e18(20));
     // Buy 10 TKB for at most 11 TKA plus a 1 TKA fee; cleared at 1:1 it pays 10 + 1.
     const buy = await signed(buyer, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(11), buyAmount: e18(10), feeAmount: e18(1), kind: 'buy' });
     const sell = await signed(seller, book.domain, { sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(10), buyAmount: e18(10) });
@@ -143,7 +135,7 @@ describe('order book on chain: settlement end to end', function () {
 
     const [trade] = await eventually<Trade[]>(book, `/trades?orderUid=${buy.uid}`, (t) => t.length === 1, 'the buy trade');
     assert.deepEqual([trade.sellAmount, trade.sellAmountBeforeFees, trade.buyAmount], [e18(11), e18(10), e18(10)].map(String));
-    const order = (await book.get(`/orders/${buy.uid}`)).json as Order;
+    const order = await book.order(buy.uid);
     assert.equal(order.status, 'fulfilled');
     assert.equal(order.executedBuyAmount, e18(10).toString());
     assert.ok(!(await solvableUids(book)).includes(buy.uid));

@@ -3,14 +3,13 @@
  * presign orders that follow their PreSignature events, and eip1271 orders of a real contract owner.
  */
 import assert from 'node:assert/strict';
-import { MaxUint256, type Wallet } from 'ethers';
+import { MaxUint256 } from 'ethers';
 import type { Order } from '../../../src/generated/orderbook/order.js';
 import { domainSeparator, orderDigest, packOrderUid } from '../../../src/orderbook/domain/eip712.js';
 import { orderCreation, orderData } from '../../support/orders.js';
 import {
   deployEip1271Wallet,
   eip1271Wallet,
-  fundTrader,
   invalidateOrder,
   mined,
   setPreSignature,
@@ -35,16 +34,8 @@ describe('order book on chain: invalidation, presign and eip1271 orders', functi
   });
   after(() => book?.stop());
 
-  async function funded(token: string, amount: bigint): Promise<Wallet> {
-    const wallet = await book.trader();
-    await fundTrader(token, wallet, amount, book.vaultRelayer);
-    return wallet;
-  }
-
-  const order = (uid: string) => book.get(`/orders/${uid}`).then((r) => r.json as Order);
-
   it("an owner's on-chain invalidateOrder makes the order invalidated and takes it out of solvable_orders", async () => {
-    const erin = await funded(T.TKA, e18(10));
+    const erin = await book.fundedTrader(T.TKA, e18(10));
     const placed = await signed(erin, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(10), buyAmount: e18(9) });
     await book.place(placed);
     assert.ok((await solvableUids(book)).includes(placed.uid));
@@ -63,31 +54,31 @@ describe('order book on chain: invalidation, presign and eip1271 orders', functi
   });
 
   it('a presign order is pending until setPreSignature(uid, true), solvable then, and leaves after false', async () => {
-    const frank = await funded(T.TKA, e18(20));
+    const frank = await book.fundedTrader(T.TKA, e18(20));
     const params = { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(20), buyAmount: e18(19) };
     const data = orderData(params);
     const body = { ...orderCreation(data, 'presign', '0x'), from: frank.address.toLowerCase() };
     const uid = (await book.post('/orders', body)).json as string;
     assert.match(uid, /^0x[0-9a-f]{112}$/);
 
-    assert.equal((await order(uid)).status, 'presignaturePending');
+    assert.equal((await book.order(uid)).status, 'presignaturePending');
     assert.ok(!(await solvableUids(book)).includes(uid));
 
     await setPreSignature(book.settlement, frank, uid, true);
     await book.indexed();
     await eventually<Order[]>(book, '/solvable_orders', (list) => list.some((o) => o.uid === uid), 'the presigned order solvable');
-    assert.equal((await order(uid)).status, 'open');
+    assert.equal((await book.order(uid)).status, 'open');
 
     await setPreSignature(book.settlement, frank, uid, false);
     await book.indexed();
     await eventually<Order[]>(book, '/solvable_orders', (list) => !list.some((o) => o.uid === uid), 'the revoked order out');
-    assert.equal((await order(uid)).status, 'presignaturePending');
+    assert.equal((await book.order(uid)).status, 'presignaturePending');
     const events = (await book.get(`/orders/${uid}/events`)).json as { type: string }[];
     assert.deepEqual(events.map((e) => e.type), ['OrderCreated', 'OrderPresigned', 'PresignatureRevoked']);
   });
 
   it('a presign order POSTed after its presignature is on chain is solvable at once', async () => {
-    const gina = await funded(T.TKB, e18(5));
+    const gina = await book.fundedTrader(T.TKB, e18(5));
     const data = orderData({ sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(5), buyAmount: e18(5) });
     const uid = packOrderUid(orderDigest(domainSeparator(book.domain), data), gina.address, data.validTo);
     await setPreSignature(book.settlement, gina, uid, true);
@@ -95,7 +86,7 @@ describe('order book on chain: invalidation, presign and eip1271 orders', functi
     const placed = await book.post('/orders', { ...orderCreation(data, 'presign', gina.address), from: gina.address });
     assert.equal(placed.status, 201, placed.text);
     assert.equal(placed.json, uid);
-    assert.equal((await order(uid)).status, 'open');
+    assert.equal((await book.order(uid)).status, 'open');
     await eventually<Order[]>(book, '/solvable_orders', (list) => list.some((o) => o.uid === uid), 'the order solvable');
   });
 
@@ -117,7 +108,7 @@ describe('order book on chain: invalidation, presign and eip1271 orders', functi
     await mined(eip1271Wallet(wallet, owner).approveHash(digest, true));
     const accepted = await book.post('/orders', body);
     assert.equal(accepted.status, 201, accepted.text);
-    const shown = await order(accepted.json);
+    const shown = await book.order(accepted.json);
     assert.deepEqual([shown.owner, shown.signingScheme, shown.status], [wallet, 'eip1271', 'open']);
     await eventually<Order[]>(
       book,
