@@ -12,7 +12,7 @@ import { parseEther, parseUnits, Wallet } from 'ethers';
 import pg from 'pg';
 import { bootstrapDevChain, type DevChain } from '../../src/orderbook/chain/devchain.js';
 import { gpv2Domain } from '../../src/orderbook/domain/eip712.js';
-import { startTestChain, type TestChain } from '../support/chain.js';
+import { gasFundedWallet, startTestChain, type TestChain } from '../support/chain.js';
 import { signCancellation, signOrder } from '../support/orders.js';
 import { testOrderOf } from '../support/orderbook.js';
 import { fundTrader, mined, testToken, TestSolver } from '../support/solver.js';
@@ -64,8 +64,7 @@ describe('order book: two instances on one PostgreSQL', function () {
   const domain = () => gpv2Domain(dev.chainId, dev.settlement);
 
   async function trader(tka = e18(100)): Promise<Wallet> {
-    const wallet = new Wallet(Wallet.createRandom().privateKey, chain.provider);
-    await chain.send('anvil_setBalance', [wallet.address, '0x' + parseEther('10').toString(16)]);
+    const wallet = await gasFundedWallet(chain.provider, chain, parseEther('10'));
     await fundTrader(dev.tokens.TKA, wallet, tka, dev.vaultRelayer);
     return wallet;
   }

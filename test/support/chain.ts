@@ -6,7 +6,7 @@
  *   (test/support/contracts) is compiled with solc and deployed, a plain transfer is sent and Probe is poked
  *   so that blocks, receipts and a log exist. Everything goes straight to the chain's own URL.
  */
-import { ContractFactory, Interface, JsonRpcProvider, Wallet, Transaction, parseEther, type Contract } from 'ethers';
+import { ContractFactory, Interface, JsonRpcProvider, Wallet, Transaction, parseEther, toQuantity, type Contract } from 'ethers';
 import { readFileSync } from 'node:fs';
 import solc from 'solc';
 import { repoPath } from '../../src/paths.js';
@@ -113,6 +113,20 @@ export async function signedTransfer(key: string, nonce: number, options: { chai
     maxFeePerGas: 10_000_000_000n,
     maxPriorityFeePerGas: 1_000_000_000n,
   });
+}
+
+/**
+ * A fresh wallet on `provider` holding `eth` (default 100 ETH) for gas, its balance set with anvil_setBalance
+ * through `anvil` (anvil itself, also when the wallet's provider is the gateway).
+ */
+export async function gasFundedWallet(
+  provider: JsonRpcProvider,
+  anvil: { send(method: string, params: unknown[]): Promise<unknown> },
+  eth = parseEther('100'),
+): Promise<Wallet> {
+  const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
+  await anvil.send('anvil_setBalance', [wallet.address, toQuantity(eth)]);
+  return wallet;
 }
 
 export interface TestChain {

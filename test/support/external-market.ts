@@ -8,7 +8,7 @@ import { Wallet } from 'ethers';
 import type { Order } from '../../src/generated/orderbook/order.js';
 import type { Trade } from '../../src/generated/orderbook/trade.js';
 import type { DevChain } from '../../src/orderbook/chain/devchain.js';
-import type { TestChain } from './chain.js';
+import { gasFundedWallet, type TestChain } from './chain.js';
 import { http, postJson } from './http.js';
 import { e18, settledTrade, signed, type PlacedOrder } from './onchain.js';
 import type { ServiceProcess } from './service-process.js';
@@ -77,8 +77,7 @@ export class Market {
   }
 
   private async trader(token: string): Promise<Wallet> {
-    const wallet = new Wallet(Wallet.createRandom().privateKey, this.chain.provider);
-    await this.chain.send('anvil_setBalance', [wallet.address, '0x56bc75e2d63100000']);
+    const wallet = await gasFundedWallet(this.chain.provider, this.chain);
     await fundTrader(token, wallet, e18(10), this.dev.vaultRelayer);
     return wallet;
   }

@@ -12,6 +12,7 @@ import { JsonRpcProvider, Wallet, parseUnits, type TypedDataDomain } from 'ether
 import { devChainPlan } from '../../src/orderbook/chain/devchain.js';
 import type { RunningOrderbook } from '../../src/orderbook/index.js';
 import type { Order } from '../../src/generated/orderbook/order.js';
+import { gasFundedWallet } from './chain.js';
 import { http, postJson, type HttpResult } from './http.js';
 import { orderData, signOrder, type OrderParams, type SignedOrderCreation } from './orders.js';
 import { gpv2Domain } from '../../src/orderbook/domain/eip712.js';
@@ -78,8 +79,7 @@ export async function startOnchainBook(env: Record<string, string> = {}): Promis
     vaultRelayer,
     solver: new TestSolver(client, { settlement }),
     async trader() {
-      const wallet = new Wallet(Wallet.createRandom().privateKey, client);
-      await anvil.send('anvil_setBalance', [wallet.address, '0x56bc75e2d63100000']);
+      const wallet = await gasFundedWallet(client, anvil);
       return wallet;
     },
     async fundedTrader(token, amount, allowance = amount) {

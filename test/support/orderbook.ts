@@ -3,13 +3,14 @@
  * embedded mainnet anvil with the GPv2 contracts it deployed), an ethers v6 provider on that chain, traders
  * with ether and test tokens, and small HTTP helpers for the /api/v1 endpoints.
  */
-import { JsonRpcProvider, Wallet, parseEther, type TransactionReceipt, type TypedDataDomain } from 'ethers';
+import { JsonRpcProvider, Wallet, type TransactionReceipt, type TypedDataDomain } from 'ethers';
 import { devChainPlan } from '../../src/orderbook/chain/devchain.js';
 import { gpv2Domain } from '../../src/orderbook/domain/eip712.js';
 import type { RunningOrderbook } from '../../src/orderbook/index.js';
 import { startTestService, type TestService } from './service.js';
 import { fundTrader, mined, testToken, TestSolver, type SettledTrade, type TestOrder } from './solver.js';
 import type { OrderCreation } from '../../src/generated/orderbook/order-creation.js';
+import { gasFundedWallet } from './chain.js';
 import { http, postJson, type HttpResult } from './http.js';
 
 /** The dev chain's test tokens (the same addresses on every fresh dev chain). */
@@ -46,8 +47,7 @@ export async function startOrderbookService(env: Record<string, string> = {}): P
     vaultRelayer,
     solver: new TestSolver(provider, { settlement }),
     async trader(funds = {}) {
-      const wallet = new Wallet(Wallet.createRandom().privateKey, provider);
-      await provider.send('anvil_setBalance', [wallet.address, '0x' + parseEther('100').toString(16)]);
+      const wallet = await gasFundedWallet(provider, provider);
       for (const [token, amount] of Object.entries(funds)) await fundTrader(token, wallet, amount, vaultRelayer);
       return wallet;
     },

@@ -5,7 +5,7 @@ import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/d
 import { ChainError, type ChainRpc, type RpcCall } from '../../../src/orderbook/chain/rpc.js';
 import { ChainBalances } from '../../../src/orderbook/chain/context.js';
 import { logger } from '../../../src/logger.js';
-import { startTestChain, type TestChain } from '../../support/chain.js';
+import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { deployEip1271Wallet, eip1271Wallet, fundTrader, mined, testToken } from '../../support/solver.js';
 
 const e18 = (n: number) => parseUnits(String(n), 18);
@@ -26,11 +26,7 @@ describe('spendable balances (anvil)', () => {
   before(async () => {
     chain = await startTestChain({ chainId: 1 });
     dev = await bootstrapDevChain(chain.rpc);
-    const trader = async () => {
-      const w = new Wallet(Wallet.createRandom().privateKey, chain.provider);
-      await chain.send('anvil_setBalance', [w.address, '0x56bc75e2d63100000']);
-      return w;
-    };
+    const trader = () => gasFundedWallet(chain.provider, chain);
     alice = await trader();
     bob = await trader();
     await fundTrader(dev.tokens.TKA, alice, e18(100), dev.vaultRelayer, e18(40)); // allowance below balance

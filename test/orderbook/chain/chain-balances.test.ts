@@ -4,7 +4,7 @@ import { ChainBalances } from '../../../src/orderbook/chain/context.js';
 import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/devchain.js';
 import type { ChainRpc, RpcCall } from '../../../src/orderbook/chain/rpc.js';
 import { logger } from '../../../src/logger.js';
-import { startTestChain, type TestChain } from '../../support/chain.js';
+import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { fundTrader, mined, testToken } from '../../support/solver.js';
 
 const e18 = (n: number) => parseUnits(String(n), 18);
@@ -32,11 +32,7 @@ describe('ChainBalances: spendable amounts kept current (anvil)', () => {
   before(async () => {
     chain = await startTestChain({ chainId: 1 });
     dev = await bootstrapDevChain(chain.rpc);
-    const trader = async () => {
-      const w = new Wallet(Wallet.createRandom().privateKey, chain.provider);
-      await chain.send('anvil_setBalance', [w.address, '0x56bc75e2d63100000']);
-      return w;
-    };
+    const trader = () => gasFundedWallet(chain.provider, chain);
     alice = await trader();
     bob = await trader();
     await fundTrader(dev.tokens.TKA, alice, e18(10), dev.vaultRelayer);

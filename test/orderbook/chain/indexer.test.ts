@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Wallet, parseUnits } from 'ethers';
+import { parseUnits } from 'ethers';
 import { openEventStore, type OpenedEventStore } from '../../../src/eventstore/index.js';
 import { logger } from '../../../src/logger.js';
 import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/devchain.js';
@@ -19,7 +19,7 @@ import { readModelStoreFor } from '../../../src/readmodels/index.js';
 import type { ReadModelStore } from '../../../src/readmodels/types.js';
 import { ProjectionRunner } from '../../../src/readmodels/runner.js';
 import { projections } from '../../../projections/index.js';
-import { startTestChain, type TestChain } from '../../support/chain.js';
+import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { orderData } from '../../support/orders.js';
 import { gpv2Domain } from '../../../src/orderbook/domain/eip712.js';
 import { fundTrader, orderDigest, orderUid, signOrder, TestSolver } from '../../support/solver.js';
@@ -85,8 +85,7 @@ describe('indexer: reconciling a deep reorganisation (anvil)', function () {
     // A settlement, then blocks above it.
     const domain = gpv2Domain(dev.chainId, dev.settlement);
     const trader = async (token: string) => {
-      const w = new Wallet(Wallet.createRandom().privateKey, chain.provider);
-      await chain.send('anvil_setBalance', [w.address, '0x56bc75e2d63100000']);
+      const w = await gasFundedWallet(chain.provider, chain);
       await fundTrader(token, w, e18(1), dev.vaultRelayer);
       return w;
     };

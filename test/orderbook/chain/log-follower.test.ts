@@ -5,7 +5,7 @@ import { LogFollower, type FollowerChanges, type LogSink } from '../../../src/or
 import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from '../../../src/orderbook/chain/reorg.js';
 import { toQuantity, type ChainRpc } from '../../../src/orderbook/chain/rpc.js';
 import { decodeSettlementLog, logKey, SETTLEMENT_TOPICS, type DecodedLog, type RawLog } from '../../../src/orderbook/chain/settlement-events.js';
-import { startTestChain, type TestChain } from '../../support/chain.js';
+import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { ZERO_APP_DATA } from '../../support/orders.js';
 import { gpv2Domain } from '../../../src/orderbook/domain/eip712.js';
 import {
@@ -92,8 +92,7 @@ describe('log follower (anvil)', () => {
   beforeEach(async () => {
     chain = await startTestChain({ chainId: 1 });
     dev = await bootstrapDevChain(chain.rpc);
-    owner = new Wallet(Wallet.createRandom().privateKey, chain.provider);
-    await chain.send('anvil_setBalance', [owner.address, '0x56bc75e2d63100000']);
+    owner = await gasFundedWallet(chain.provider, chain);
   });
   afterEach(() => chain?.stop());
 
@@ -134,11 +133,7 @@ describe('log follower (anvil)', () => {
   });
 
   it('reports the logs of blocks removed by a reorganisation, then those of the new chain', async () => {
-    const trader = async () => {
-      const w = new Wallet(Wallet.createRandom().privateKey, chain.provider);
-      await chain.send('anvil_setBalance', [w.address, '0x56bc75e2d63100000']);
-      return w;
-    };
+    const trader = () => gasFundedWallet(chain.provider, chain);
     const alice = await trader();
     const bob = await trader();
     const e18 = (n: number) => parseUnits(String(n), 18);

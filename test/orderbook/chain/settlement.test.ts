@@ -22,7 +22,7 @@ import {
   type DecodedLog,
   type RawLog,
 } from '../../../src/orderbook/chain/settlement-events.js';
-import { startTestChain, type TestChain } from '../../support/chain.js';
+import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { ZERO_APP_DATA } from '../../support/orders.js';
 import { gpv2Domain, ORDER_TYPES } from '../../../src/orderbook/domain/eip712.js';
 import {
@@ -92,11 +92,7 @@ describe('settlement events', () => {
     let TKB: string;
     const domain = () => gpv2Domain(dev.chainId, dev.settlement);
 
-    async function trader(): Promise<Wallet> {
-      const wallet = new Wallet(Wallet.createRandom().privateKey, chain.provider);
-      await chain.send('anvil_setBalance', [wallet.address, '0x56bc75e2d63100000']); // 100 ETH
-      return wallet;
-    }
+    const trader = (): Promise<Wallet> => gasFundedWallet(chain.provider, chain);
 
     async function decodedLogs(receipt: TransactionReceipt): Promise<DecodedLog[]> {
       const logs = (await chain.rpc.call('eth_getLogs', [{ address: dev.settlement, blockHash: receipt.blockHash }])) as RawLog[];
