@@ -10,11 +10,9 @@ import { DEFAULT_RELAYED_METHODS } from './gateway/methods.js';
 export type {
   Config,
   NetworkConfig,
-  UpstreamConfig,
   GatewayConfig,
   OrderbookConfig,
   UpstreamHealthConfig,
-  CacheConfig,
   ApiKeyConfig,
   RateLimitConfig,
 } from './generated/config.js';

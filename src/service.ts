@@ -46,7 +46,6 @@ export async function startService(config: Config): Promise<Service> {
   let gateway: Gateway | undefined;
   let orderbook: RunningOrderbook | undefined;
   const parts: ServerParts = {
-    orderbookEnabled: config.orderbook.enabled,
     health: async (): Promise<HealthReport> => {
       if (!gateway) return { ready: false, status: 'starting' };
       const networks = await gateway.health();

@@ -3,7 +3,7 @@
  * subscriptions per connection are checked where requests are read; see channels/.)
  */
 import { rpcErrors } from './errors.js';
-import { blockNumberOf } from './cache/policy.js';
+import { blockNumberOf, rangeFilterOf } from './cache/policy.js';
 
 export interface ChainPosition {
   head: number | undefined;
@@ -33,8 +33,8 @@ function resolveBlock(param: unknown, chain: ChainPosition): number | undefined 
  */
 export function checkLogsRange(params: unknown[], maxRange: number, chain: ChainPosition): void {
   if (maxRange === 0) return;
-  const filter = params[0] as { fromBlock?: unknown; toBlock?: unknown; blockHash?: unknown } | undefined;
-  if (typeof filter !== 'object' || filter === null || filter.blockHash !== undefined) return;
+  const filter = rangeFilterOf(params);
+  if (!filter) return;
   const from = resolveBlock(filter.fromBlock, chain);
   const to = resolveBlock(filter.toBlock, chain);
   if (from === undefined || to === undefined || to - from <= maxRange) return;

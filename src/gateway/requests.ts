@@ -23,7 +23,7 @@ export type GatewayRoute =
   /** /v1/jsonrpc/... (`path` without any key segment) */
   | { kind: 'rest'; path: string; key?: string };
 
-const REST_PREFIX = '/v1/jsonrpc/';
+export const REST_PREFIX = '/v1/jsonrpc/';
 
 /** /v1/<key>/jsonrpc/... → the key and the same path without it. */
 export function splitRestKey(path: string): { path: string; key?: string } | undefined {
@@ -40,7 +40,7 @@ export function networkPathKey(path: string): string | undefined {
   return rest === '' || rest === 'ws' || rest.includes('/') ? undefined : rest;
 }
 
-/** Request counter cells by network, channel, method and status: nested maps, so a lookup allocates nothing. */
+/** Request counter cells by network and channel, method and status: nested maps, so a lookup builds no label list. */
 const requestCells = new Map<string, Map<string, Map<string, CounterCell>>>();
 
 function requestCell(network: string, channel: string, method: string, status: number): CounterCell {
@@ -97,16 +97,24 @@ export function serveGateway(
         ? handleNetworkHttp(gw, route.network, req, res, caller)
         : handleRest(gw, req, res, route.path, query, caller);
   } catch (err) {
+    // No caller: the API key was refused.
     presetHeader(res, 'x-request-id', requestIdOf(req));
-    work = Promise.reject(err);
+    failRequest(res, err);
+    recordRequest(gw, network, channel, caller, res.statusCode, started);
+    return;
   }
   const done = () => recordRequest(gw, network, channel, caller, res.statusCode, started);
   work.then(done, (err: unknown) => {
-    const error = asRpcError(err);
-    if (!res.headersSent) sendJson(res, error.status, JSON.stringify(errorResponse(null, error)));
-    else res.destroy();
+    failRequest(res, err);
     done();
   });
+}
+
+/** Answers an HTTP request with the JSON-RPC error of `err`, or drops the connection if the answer has begun. */
+export function failRequest(res: ServerResponse, err: unknown): void {
+  const error = asRpcError(err);
+  if (!res.headersSent) sendJson(res, error.status, JSON.stringify(errorResponse(null, error)));
+  else res.destroy();
 }
 
 /** The network label of a REST path: only configured names, so that clients cannot grow the label set. */

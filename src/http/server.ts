@@ -11,7 +11,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { Duplex } from 'node:stream';
 import type { Gateway } from '../gateway/gateway.js';
 import type { WebSocketChannel } from '../gateway/channels/websocket.js';
-import { serveGateway, splitRestKey, networkPathKey, type GatewayRoute } from '../gateway/requests.js';
+import { REST_PREFIX, failRequest, serveGateway, splitRestKey, networkPathKey, type GatewayRoute } from '../gateway/requests.js';
 import { errorResponse } from '../gateway/jsonrpc.js';
 import { asRpcError, rpcErrors, RpcError } from '../gateway/errors.js';
 import { registry } from '../metrics.js';
@@ -33,13 +33,10 @@ export interface ServerParts {
   ws?: WebSocketChannel;
   /** The order book's handler for /api/...; absent while it starts, or always when it is off. */
   orderbook?: Handler;
-  orderbookEnabled: boolean;
   health(): Promise<HealthReport>;
 }
 
 const starting = new RpcError(503, -32603, 'the service is starting');
-
-const REST_PREFIX = '/v1/jsonrpc/';
 
 function splitUrl(raw: string | undefined): { path: string; query: URLSearchParams } {
   const url = raw ?? '/';
@@ -49,10 +46,15 @@ function splitUrl(raw: string | undefined): { path: string; query: URLSearchPara
     : { path: url.slice(0, q), query: new URLSearchParams(url.slice(q + 1)) };
 }
 
+/** The first label of the Host header, lowercase ('' without one). */
+function hostLabel(host: string | undefined): string {
+  const end = host ? host.search(/[.:]/) : -1;
+  return host ? (end === -1 ? host : host.slice(0, end)).toLowerCase() : '';
+}
+
 /** The network named by the first label of the Host header, or the 404 naming the known ones. */
 function hostNetwork(gw: Gateway, host: string | undefined): string {
-  const end = host ? host.search(/[.:]/) : -1;
-  const label = host ? (end === -1 ? host : host.slice(0, end)).toLowerCase() : '';
+  const label = hostLabel(host);
   if (!gw.has(label)) throw rpcErrors.unknownHostNetwork(host, gw.networkNames);
   return label;
 }
@@ -74,24 +76,16 @@ function gatewayRoute(gw: Gateway, path: string, host: string | undefined): Gate
   }
   const key = networkPathKey(path);
   if (key === undefined) return undefined;
-  try {
-    return { kind: 'network', network: hostNetwork(gw, host), key };
-  } catch {
-    return undefined; // /<something> on a Host that names no network is just an unknown path
-  }
+  // /<something> on a Host that names no network is just an unknown path.
+  const network = hostLabel(host);
+  return gw.has(network) ? { kind: 'network', network, key } : undefined;
 }
 
-/** /v1/jsonrpc/:network/ws → network */
+/** /v1/jsonrpc/:network/ws (a path splitRestKey gave) → network */
 function restWsNetwork(path: string): string | undefined {
-  if (!path.startsWith(REST_PREFIX) || !path.endsWith('/ws')) return undefined;
+  if (!path.endsWith('/ws')) return undefined;
   const segments = path.slice(REST_PREFIX.length).split('/');
   return segments.length === 2 ? segments[0] : undefined;
-}
-
-function fail(res: ServerResponse, err: unknown): void {
-  const error = asRpcError(err);
-  if (!res.headersSent) sendJson(res, error.status, JSON.stringify(errorResponse(null, error)));
-  else res.destroy();
 }
 
 function refuseUpgrade(socket: Duplex, error: RpcError): void {
@@ -129,19 +123,19 @@ export function createMainServer(parts: ServerParts): Server {
     let work: Promise<void> | void = undefined;
     let route: GatewayRoute | undefined;
     if (path === '/healthz') work = health(parts, res);
-    else if (!gw) work = fail(res, starting);
+    else if (!gw) work = failRequest(res, starting);
     else if (path === '/metrics') work = metrics(res);
-    else if (path.startsWith('/api/')) work = parts.orderbook ? parts.orderbook(req, res) : orderbookAbsent(parts, res);
+    else if (path.startsWith('/api/')) work = parts.orderbook ? parts.orderbook(req, res) : orderbookAbsent(gw.config.orderbook.enabled, res);
     else {
       try {
         route = gatewayRoute(gw, path, req.headers.host);
       } catch (err) {
-        return fail(res, err);
+        return failRequest(res, err);
       }
       if (route) serveGateway(gw, route, req, res, query);
-      else work = fail(res, rpcErrors.notFound(path));
+      else work = failRequest(res, rpcErrors.notFound(path));
     }
-    if (work) work.catch((err) => fail(res, err));
+    if (work) work.catch((err) => failRequest(res, err));
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const { path } = splitUrl(req.url);
@@ -166,7 +160,7 @@ export function createNetworkServer(gw: Gateway, ws: WebSocketChannel, network: 
   const server = createServer((req, res) => {
     if (allowAnyOrigin(req, res)) return;
     const { path, query } = splitUrl(req.url);
-    if (req.method === 'GET' && isWsPath(path)) return fail(res, rpcErrors.upgradeRequired());
+    if (req.method === 'GET' && isWsPath(path)) return failRequest(res, rpcErrors.upgradeRequired());
     serveGateway(gw, { kind: 'network', network, key: networkPathKey(path) }, req, res, query);
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
@@ -195,8 +189,8 @@ function upgradeGateway(
 }
 
 /** /api/... without an order book, in the order book's own error shape. */
-function orderbookAbsent(parts: ServerParts, res: ServerResponse): void {
-  const [status, errorType, description] = parts.orderbookEnabled
+function orderbookAbsent(enabled: boolean, res: ServerResponse): void {
+  const [status, errorType, description] = enabled
     ? [503, 'ServiceUnavailable', 'the order book is starting']
     : [404, 'NotFound', 'the order book is off on this instance (ORDERBOOK=off)'];
   sendJson(res, status, JSON.stringify({ errorType, description }));

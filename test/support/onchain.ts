@@ -107,11 +107,6 @@ export async function startOnchainBook(env: Record<string, string> = {}): Promis
   return book;
 }
 
-/** The TestOrder the solver encodes for an order signed with support/orders.ts. */
-export function testOrder(params: OrderParams): TestOrder {
-  return orderData(params);
-}
-
 /** A signed order and what the solver needs to settle it. */
 export interface PlacedOrder extends SignedOrderCreation {
   order: TestOrder;
@@ -124,7 +119,7 @@ export async function signed(
   options: Parameters<typeof signOrder>[3] = {},
 ): Promise<PlacedOrder> {
   const creation = await signOrder(signer, domain, params, options);
-  return { ...creation, order: testOrder({ ...params, validTo: creation.body.validTo }) };
+  return { ...creation, order: orderData({ ...params, validTo: creation.body.validTo }) };
 }
 
 /** The solver's view of a placed ECDSA order. */

@@ -74,7 +74,7 @@ export class Access {
     this.limits = new RateLimits(config.rateLimit, config.apiKeys, redis, logger);
   }
 
-  get keysRequired(): boolean {
+  private get keysRequired(): boolean {
     return this.keys.size > 0;
   }
 

@@ -23,8 +23,4 @@ export class Coalescer {
     started.then(forget, forget);
     return started;
   }
-
-  get size(): number {
-    return this.inFlight.size;
-  }
 }

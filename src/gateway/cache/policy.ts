@@ -117,10 +117,16 @@ function isFinal(block: number | undefined, safeBlock: number | undefined): bool
   return block !== undefined && safeBlock !== undefined && block <= safeBlock;
 }
 
+/** The block range filter of eth_getLogs params; undefined for a blockHash filter (one block) or no filter. */
+export function rangeFilterOf(params: unknown[]): { fromBlock?: unknown; toBlock?: unknown } | undefined {
+  const filter = params[0] as { fromBlock?: unknown; toBlock?: unknown; blockHash?: unknown } | undefined;
+  return typeof filter !== 'object' || filter === null || filter.blockHash !== undefined ? undefined : filter;
+}
+
 /** eth_getLogs over an explicit numeric range that ends at or below the safe block (a blockHash filter is not cached). */
 function logsFinal(params: unknown[], safeBlock: number | undefined): boolean {
-  const filter = params[0] as { fromBlock?: unknown; toBlock?: unknown; blockHash?: unknown } | undefined;
-  if (typeof filter !== 'object' || filter === null || filter.blockHash !== undefined) return false;
+  const filter = rangeFilterOf(params);
+  if (!filter) return false;
   return blockNumberOf(filter.fromBlock) !== undefined && isFinal(blockNumberOf(filter.toBlock), safeBlock);
 }
 
