@@ -3,8 +3,8 @@
  * batch is being written) go to the database as one batch, written in one transaction, so that they share
  * one durable commit (one fsync) instead of paying for one each. Each append still gets its own outcome.
  */
-import type { AppendOutcome, PreparedAppend } from './append-plan.js';
-import { ConcurrencyError, type AppendResult } from './types.js';
+import { prepareAppend, type AppendOutcome, type PreparedAppend } from './append-plan.js';
+import { ConcurrencyError, type AppendResult, type ExpectedVersion, type NewEvent } from './types.js';
 
 /**
  * Writes a batch in one transaction and returns one outcome per append, in order. Throws when the batch
@@ -30,7 +30,14 @@ export class GroupCommitQueue {
     private readonly maxBatch = 1000,
   ) {}
 
-  submit(append: PreparedAppend): Promise<AppendResult> {
+  /** An EventStore's append: checked here (a bad append is refused on its own), then written with a batch. */
+  append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
+    let append: PreparedAppend;
+    try {
+      append = prepareAppend(streamId, events, expected);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     if (this.closed) return Promise.reject(new Error('the event store is closed'));
     return new Promise((resolve, reject) => {
       this.waiting.push({ append, resolve, reject });

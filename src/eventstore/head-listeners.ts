@@ -20,10 +20,6 @@ export class HeadListeners {
     };
   }
 
-  get size(): number {
-    return this.subscriptions.size;
-  }
-
   /**
    * Tells every subscriber about `head` unless a head at least as new was already told: a store learns of
    * the same commit from several sources (its own append, NOTIFY) and in no guaranteed order.

@@ -15,7 +15,7 @@
  * on commit, in commit order) with the new head as payload; each store LISTENs on one connection.
  */
 import pg from 'pg';
-import { planBatch, prepareAppend, type AppendOutcome, type PreparedAppend } from './append-plan.js';
+import { planBatch, type AppendOutcome, type PreparedAppend } from './append-plan.js';
 import { GroupCommitQueue } from './group-commit.js';
 import { HeadListeners } from './head-listeners.js';
 import { checkReadAll } from './read-args.js';
@@ -138,11 +138,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
-    try {
-      return this.queue.submit(prepareAppend(streamId, events, expected));
-    } catch (err) {
-      return Promise.reject(err as Error);
-    }
+    return this.queue.append(streamId, events, expected);
   }
 
   async readStream(streamId: string): Promise<StoredEvent[]> {
@@ -155,7 +151,8 @@ export class PostgresEventStore implements EventStore {
 
   async readAll(after: number, limit: number, partition?: StreamPartition): Promise<StoredEvent[]> {
     checkReadAll(after, limit, partition);
-    const { rows } = partition
+    // One share is the whole log: no per-row share test.
+    const { rows } = partition && partition.count > 1
       ? await this.pool.query<Row>(
           `SELECT ${COLUMNS} FROM ${this.names.events}
            WHERE position > $1 AND mod(abs(hashtext(stream_id)::bigint), $3) = $4 ORDER BY position LIMIT $2`,

@@ -5,7 +5,7 @@
  * told right after the commit.
  */
 import Database from 'better-sqlite3';
-import { planBatch, prepareAppend, type EventRow, type PreparedAppend, type BatchPlan } from './append-plan.js';
+import { planBatch, type EventRow, type PreparedAppend, type BatchPlan } from './append-plan.js';
 import { GroupCommitQueue } from './group-commit.js';
 import { HeadListeners } from './head-listeners.js';
 import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent, StreamPartition } from './types.js';
@@ -107,11 +107,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
-    try {
-      return this.queue.submit(prepareAppend(streamId, events, expected));
-    } catch (err) {
-      return Promise.reject(err as Error);
-    }
+    return this.queue.append(streamId, events, expected);
   }
 
   async readStream(streamId: string): Promise<StoredEvent[]> {
@@ -120,7 +116,8 @@ export class SqliteEventStore implements EventStore {
 
   async readAll(after: number, limit: number, partition?: StreamPartition): Promise<StoredEvent[]> {
     checkReadAll(after, limit, partition);
-    const rows = partition
+    // One share is the whole log: no per-row share test.
+    const rows = partition && partition.count > 1
       ? this.statements.readShare.all(after, partition.count, partition.index, limit)
       : this.statements.readAll.all(after, limit);
     return rows.map(toEvent);

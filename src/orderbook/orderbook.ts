@@ -6,7 +6,7 @@
 import type { EventStore, StoredEvent } from '../eventstore/types.js';
 import type { ReadModelStore, Condition } from '../readmodels/types.js';
 import type { ProjectionRunner } from '../readmodels/runner.js';
-import { digestReadModel } from '../readmodels/digest.js';
+import { digestReadModel, type Digest } from '../readmodels/digest.js';
 import type { OrderbookConfig } from '../config.js';
 import type { Order } from '../generated/orderbook/order.js';
 import type { Trade } from '../generated/orderbook/trade.js';
@@ -70,7 +70,7 @@ export class OrderBook {
   readonly domainSeparator: string;
   readonly solvable: SolvableOrders;
   private readonly clock: () => number;
-  private readonly digests = new Map<string, { position: number; digest: Awaited<ReturnType<typeof digestReadModel>> }>();
+  private readonly digests = new Map<string, Digest>();
 
   constructor(private readonly parts: OrderBookParts) {
     this.clock = parts.clock ?? Date.now;
@@ -209,13 +209,12 @@ export class OrderBook {
     for (const projection of this.parts.runner.projections) {
       // A digest reads every document: reuse it while the read model has not moved.
       const position = await this.parts.readModels.checkpoint(projection.name);
-      let cached = this.digests.get(projection.name);
-      if (!cached || cached.position !== position) {
-        const digest = await digestReadModel(this.parts.readModels, projection.name);
-        cached = { position: digest.position, digest };
-        this.digests.set(projection.name, cached);
+      let digest = this.digests.get(projection.name);
+      if (!digest || digest.position !== position) {
+        digest = await digestReadModel(this.parts.readModels, projection.name);
+        this.digests.set(projection.name, digest);
       }
-      result.projections[projection.name] = { version: projection.version, ...cached.digest };
+      result.projections[projection.name] = { version: projection.version, ...digest };
     }
     return result;
   }

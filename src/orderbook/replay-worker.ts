@@ -6,7 +6,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openEventStore, type EventStoreOptions, type StreamPartition } from '../eventstore/index.js';
 import { MemoryReadModelStore } from '../readmodels/memory.js';
-import { eventsAfter } from '../readmodels/fold.js';
+import { areTwins } from '../readmodels/fold.js';
+import { foldLog } from '../readmodels/replay.js';
 import { documentHash } from '../readmodels/digest.js';
 import { projections } from '../../projections/index.js';
 
@@ -17,9 +18,12 @@ export interface ReplayJob {
   partition: StreamPartition;
 }
 
+/** A read model's document keys in key order, with each document's hash. */
+type Hashes = { keys: string[]; hashes: string[] };
+
 export type ReplayMessage =
   | { kind: 'folded'; events: number }
-  | { kind: 'hashes'; models: Record<string, { keys: string[]; hashes: string[] }> };
+  | { kind: 'hashes'; models: Record<string, Hashes> };
 
 // Large pages: fewer round trips into SQLite and fewer steps; a page is a few tens of megabytes at most.
 const PAGE = 50_000;
@@ -29,32 +33,22 @@ async function run({ store: options, to, partition }: ReplayJob): Promise<void> 
   try {
     const target = new MemoryReadModelStore();
     for (const projection of projections) await target.prepare(projection);
-    let after = 0;
-    let events = 0;
-    while (after < to) {
-      const page = (await log.readAll(after, PAGE, partition.count > 1 ? partition : undefined)).filter((e) => e.position <= to);
-      if (page.length === 0) break;
-      await target.step(projections, async (from) => eventsAfter(page, from));
-      after = page[page.length - 1].position;
-      events += page.length;
-    }
+    const { events } = await foldLog(log, target, projections, to, { page: PAGE, partition });
     parentPort!.postMessage({ kind: 'folded', events } satisfies ReplayMessage);
 
     // Twin read models (orders, solvable_orders) hold the same documents: hash them once.
-    const byApply = new Map<unknown, { keys: string[]; hashes: string[] }>();
-    const models: Record<string, { keys: string[]; hashes: string[] }> = {};
-    for (const projection of projections) {
-      let hashed = byApply.get(projection.apply);
-      if (!hashed) {
-        const keys: string[] = [];
-        const hashes: string[] = [];
-        await target.snapshot(projection.name, (key, doc) => {
-          keys.push(key);
-          hashes.push(documentHash(doc));
-        });
-        hashed = { keys, hashes };
-        byApply.set(projection.apply, hashed);
+    const models: Record<string, Hashes> = {};
+    for (const [i, projection] of projections.entries()) {
+      const twin = projections.slice(0, i).find((earlier) => areTwins(earlier, projection));
+      if (twin) {
+        models[projection.name] = models[twin.name];
+        continue;
       }
+      const hashed: Hashes = { keys: [], hashes: [] };
+      await target.snapshot(projection.name, (key, doc) => {
+        hashed.keys.push(key);
+        hashed.hashes.push(documentHash(doc));
+      });
       models[projection.name] = hashed;
     }
     parentPort!.postMessage({ kind: 'hashes', models } satisfies ReplayMessage);

@@ -21,7 +21,6 @@ import { allocateFunding, type Funding, type FundableOrder } from './domain/fund
 export interface SolvableAnswer {
   body: Buffer;
   etag: string;
-  count: number;
 }
 
 interface Built extends SolvableAnswer {
@@ -115,7 +114,8 @@ export class SolvableOrders {
   private refresh(): Promise<void> {
     // One refresh at a time; a caller arriving during one waits for the next, which sees its rows.
     const run = async () => {
-      const checkpoint = await this.store.checkpoint(NAME);
+      // The runner's checkpoint is never ahead of the stored one, so the rows found below cover it.
+      const checkpoint = this.runner.checkpoint(NAME);
       const rows = await this.store.find<OrderDoc>(NAME, {
         where: [{ column: 'position', op: '>', value: this.cursor }],
         orderBy: [{ column: 'position' }],
@@ -197,7 +197,7 @@ export class SolvableOrders {
     }
     const body = Buffer.from(JSON.stringify(orders));
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-    this.built = { body, etag, count: orders.length, cursor: this.cursor, balancesVersion, validUntil };
+    this.built = { body, etag, cursor: this.cursor, balancesVersion, validUntil };
     return this.built;
   }
 }

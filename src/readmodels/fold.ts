@@ -51,12 +51,16 @@ export interface Fold {
 }
 
 /**
- * The fold already made in this step that `projection` can take as its own: projections with the same
- * keysOf and apply hold the same documents (only their columns differ), so from the same checkpoint they
- * fold to the same changes. (orders and solvable_orders are such twins.)
+ * Projections with the same keysOf and apply hold the same documents (only their columns differ), so from
+ * the same checkpoint they fold to the same changes. (orders and solvable_orders are such twins.)
  */
+export function areTwins(a: Projection<any>, b: Projection<any>): boolean {
+  return a.keysOf === b.keysOf && a.apply === b.apply;
+}
+
+/** The fold already made in this step that `projection` can take as its own: its twin's, from the same checkpoint. */
 export function twinFold(folds: Fold[], projection: Projection<any>, from: number): Fold | undefined {
-  return folds.find((f) => f.from === from && f.projection.keysOf === projection.keysOf && f.projection.apply === projection.apply);
+  return folds.find((f) => f.from === from && areTwins(f.projection, projection));
 }
 
 /** The stored text of a changed document. */

@@ -5,7 +5,7 @@
  */
 import type { StoredEvent } from '../eventstore/types.js';
 import type { Condition, EventSource, Projection, Query, ReadModelStore, Row, StepResult } from './types.js';
-import { eventsAfter } from './fold.js';
+import { areTwins, eventsAfter } from './fold.js';
 
 interface Entry {
   doc: unknown;
@@ -47,9 +47,7 @@ export class MemoryReadModelStore implements ReadModelStore {
   private readonly models = new Map<string, Model>();
 
   async prepare(projection: Projection<any>): Promise<void> {
-    const twin = [...this.models.values()].find(
-      (m) => m.projection.keysOf === projection.keysOf && m.projection.apply === projection.apply,
-    );
+    const twin = [...this.models.values()].find((m) => areTwins(m.projection, projection));
     this.models.set(projection.name, { projection, documents: twin?.documents ?? { entries: new Map(), checkpoint: 0 } });
   }
 

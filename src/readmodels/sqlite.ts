@@ -170,7 +170,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async snapshot(name: string, visit: (key: string, doc: unknown) => void): Promise<number> {
     this.require(name);
     return this.db.transaction(() => {
-      const position = (this.db.prepare('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as { position: number }).position;
+      const position = this.currentCheckpoint(name);
       for (const row of this.db.prepare(`SELECT id, doc FROM rm_${name} ORDER BY id`).iterate() as Iterable<RawRow>) {
         visit(row.id, JSON.parse(row.doc));
       }

@@ -33,7 +33,7 @@ export const orderbookErrors = {
   /** The first schema error of a body named `root`: MissingOrderData for a missing field, else InvalidOrderData. */
   fromSchema: (errors: ErrorObject[] | null | undefined, root: string) => {
     const first = errors?.[0];
-    if (first?.keyword === 'required') return badRequest('MissingOrderData', describeError(errors, root));
+    if (first?.keyword === 'required') return orderbookErrors.missingOrderData(describeError(errors, root));
     const notAnObject = first?.keyword === 'type' && first.instancePath === '';
     return badRequest('InvalidOrderData', notAnObject ? `${root} must be a JSON object` : describeError(errors, root));
   },
