@@ -5,7 +5,7 @@
  */
 import { Interface, type InterfaceAbi } from 'ethers';
 import { gpv2Artifact } from '../../chain/artifacts.js';
-import { batchInChunks, ChainError, fromQuantity, isRevert, toQuantity, type ChainRpc, type RpcAnswer } from './rpc.js';
+import { batchInChunks, callResult, headNumber, toQuantity, type ChainRpc, type RpcAnswer } from './rpc.js';
 
 export interface OwnerToken {
   owner: string;
@@ -38,16 +38,7 @@ export function ownerTokenKey(owner: string, token: string): string {
  * fails the whole read with a ChainError rather than making every order look unfunded.
  */
 function amountOf(answer: RpcAnswer, fn: 'balanceOf' | 'allowance', what: string): bigint {
-  if (answer.error) {
-    if (isRevert(answer.error)) return 0n;
-    throw new ChainError(`${what} failed: ${answer.error.message}`, answer.error);
-  }
-  if (typeof answer.result !== 'string') return 0n;
-  try {
-    return erc20.decodeFunctionResult(fn, answer.result)[0] as bigint;
-  } catch {
-    return 0n;
-  }
+  return (callResult(answer, erc20, fn, what)?.[0] as bigint | undefined) ?? 0n;
 }
 
 export interface SpendableRead {
@@ -67,7 +58,7 @@ export async function readSpendable(
   const unique = new Map<string, OwnerToken>();
   for (const { owner, token } of pairs) unique.set(ownerTokenKey(owner, token), { owner: owner.toLowerCase(), token: token.toLowerCase() });
   const list = [...unique.values()];
-  const block = options.block ?? fromQuantity(await rpc.call('eth_blockNumber', []), 'eth_blockNumber');
+  const block = options.block ?? await headNumber(rpc);
   const call = (to: string, data: string) => ({ method: 'eth_call', params: [{ to, data }, toQuantity(block)] });
   const calls = list.flatMap(({ owner, token }) => [
     call(token, erc20.encodeFunctionData('balanceOf', [owner])),

@@ -10,10 +10,10 @@ import type { Logger } from '../../logger.js';
 import type { Network } from '../../gateway/network.js';
 import type { ChainContext, FeeQuotes, SpendableBalances } from '../chain-context.js';
 import type { FeeInformation } from '../../generated/orderbook/fee-information.js';
-import { chainRpcOverPool, fromQuantity, type ChainRpc } from './rpc.js';
+import { chainRpcOverPool, fromQuantity, headNumber, type ChainRpc } from './rpc.js';
 import { bootstrapDevChain, resolveSettlement, type SettlementDeployment } from './devchain.js';
 import { readSpendable, ownerTokenKey, type OwnerToken } from './balances.js';
-import { FeeQuoter } from './fee.js';
+import { FeeQuoter, type FeeQuote } from './fee.js';
 import { isValidEip1271Signature } from './eip1271.js';
 
 /** The chain's newest block, as the head watcher last saw it. */
@@ -26,7 +26,7 @@ export interface Head {
  * Polls the newest block and tells listeners whenever it changes: a new number, or the same number with
  * another hash (a reorganisation that replaced the head without making the chain longer).
  */
-export class HeadWatcher {
+class HeadWatcher {
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<(head: Head) => void>();
   latest: Head | undefined;
@@ -174,7 +174,7 @@ export class ChainBalances implements SpendableBalances {
     const batch = this.pending;
     this.pending = [];
     try {
-      const block = fromQuantity(await this.rpc.call('eth_blockNumber', []), 'eth_blockNumber');
+      const block = await headNumber(this.rpc);
       const current = (p: OwnerToken) => {
         const known = this.amounts.get(ownerTokenKey(p.owner, p.token));
         return known !== undefined && known.block === block && known.epoch === this.epoch;
@@ -210,19 +210,21 @@ class ChainFees implements FeeQuotes {
   constructor(private readonly quoter: FeeQuoter) {}
 
   async quote(token: string): Promise<FeeInformation | null> {
-    if (!this.quoter.hasPriceSource(token)) return null;
-    const result = await this.quoter.quote(token);
-    if (!result.priceable) return null;
-    const { quote } = result;
+    const quote = await this.fresh(token);
+    if (!quote) return null;
     return { expirationDate: quote.expirationDate.toISOString(), minimalFee: quote.minimalFee.toString(), feeRatio: quote.feeRatio };
   }
 
   async minimalFee(token: string): Promise<bigint | null> {
-    const lowest = this.quoter.lowestValidQuote(token);
-    if (lowest) return lowest.minimalFee;
+    const quote = this.quoter.lowestValidQuote(token) ?? (await this.fresh(token));
+    return quote ? quote.minimalFee : null;
+  }
+
+  /** A new quote for `token`; null when nothing prices it. */
+  private async fresh(token: string): Promise<FeeQuote | null> {
     if (!this.quoter.hasPriceSource(token)) return null;
     const result = await this.quoter.quote(token);
-    return result.priceable ? result.quote.minimalFee : null;
+    return result.priceable ? result.quote : null;
   }
 }
 
@@ -238,16 +240,17 @@ export interface ChainOptions {
   network: Network;
   config: OrderbookConfig;
   logger: Logger;
-  /** How often the head block is polled (balances are read again at each new block). */
-  pollIntervalMs?: number;
 }
+
+/** How often the head block is polled (balances are read again at each new block). */
+const HEAD_POLL_INTERVAL_MS = 500;
 
 async function settlementOf(rpc: ChainRpc, network: Network, config: OrderbookConfig): Promise<SettlementDeployment> {
   if (config.settlementContract) return resolveSettlement(rpc, config.settlementContract);
   return network.anvil ? bootstrapDevChain(rpc) : resolveSettlement(rpc, CANONICAL_SETTLEMENT);
 }
 
-export async function openChain({ network, config, logger, pollIntervalMs = 500 }: ChainOptions): Promise<LiveChain> {
+export async function openChain({ network, config, logger }: ChainOptions): Promise<LiveChain> {
   const log = logger.child({ component: 'orderbook-chain', network: network.name });
   const rpc = chainRpcOverPool(network.pool);
   const deployment = await settlementOf(rpc, network, config);
@@ -258,7 +261,7 @@ export async function openChain({ network, config, logger, pollIntervalMs = 500 
       (err: Error) => log.error({ err: err.message }, 'dev chain bootstrap after restart failed'),
     );
   });
-  const heads = new HeadWatcher(rpc, pollIntervalMs, log);
+  const heads = new HeadWatcher(rpc, HEAD_POLL_INTERVAL_MS, log);
   const balances = new ChainBalances(rpc, deployment.vaultRelayer, log);
   heads.onBlock(() => void balances.refresh());
   heads.start();

@@ -43,10 +43,10 @@ export const DEV_SOLVER = {
 } as const;
 
 /** Arachnid's deterministic-deployment proxy; anvil has it in its genesis state. */
-export const CREATE2_FACTORY = '0x4e59b44847b379578588920ca78fbf26c0b4956c';
+const CREATE2_FACTORY = '0x4e59b44847b379578588920ca78fbf26c0b4956c';
 
 /** The CREATE2 salt of @cowprotocol/contracts' deployment scripts (src/ts/deploy.ts). */
-export const GPV2_SALT = encodeBytes32String('Mattresses in Berlin!');
+const GPV2_SALT = encodeBytes32String('Mattresses in Berlin!');
 
 /**
  * The Balancer V2 Vault's address (the same on every network Balancer is on). On a dev chain nothing lives

@@ -4,9 +4,9 @@
  */
 import { Interface, type InterfaceAbi } from 'ethers';
 import { gpv2Artifact } from '../../chain/artifacts.js';
-import { ChainError, isRevert, toQuantity, type ChainRpc } from './rpc.js';
+import { callResult, toQuantity, type ChainRpc } from './rpc.js';
 
-export const EIP1271_MAGIC_VALUE = '0x1626ba7e';
+const EIP1271_MAGIC_VALUE = '0x1626ba7e';
 
 const verifier = new Interface(gpv2Artifact('EIP1271Verifier').abi as InterfaceAbi);
 
@@ -26,14 +26,6 @@ export async function isValidEip1271Signature(
   const [answer] = await rpc.batch([
     { method: 'eth_call', params: [{ to: owner, data }, block === 'latest' ? block : toQuantity(block)] },
   ]);
-  if (answer.error) {
-    if (isRevert(answer.error)) return false;
-    throw new ChainError(`isValidSignature of ${owner} failed: ${answer.error.message}`, answer.error);
-  }
-  try {
-    const [magic] = verifier.decodeFunctionResult('isValidSignature', answer.result as string);
-    return String(magic).toLowerCase() === EIP1271_MAGIC_VALUE;
-  } catch {
-    return false; // 0x from an address without code, or an answer that is not a bytes4
-  }
+  const result = callResult(answer, verifier, 'isValidSignature', `isValidSignature of ${owner}`);
+  return result !== null && String(result[0]).toLowerCase() === EIP1271_MAGIC_VALUE;
 }

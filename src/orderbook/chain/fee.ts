@@ -45,22 +45,18 @@ export interface FeeQuote {
 
 export type FeeQuoteResult = { priceable: true; quote: FeeQuote } | { priceable: false; reason: string };
 
-export interface QuoteStore {
-  /** Keeps `quote`; quotes expired at `now` may be forgotten. */
-  add(quote: FeeQuote, now: Date): void;
-  /** The quote with the lowest minimalFee among those for `sellToken` still valid at `at`. */
-  lowestValid(sellToken: string, at: Date): FeeQuote | undefined;
-}
-
-export class InMemoryQuoteStore implements QuoteStore {
+/** The quotes this process gave, per sell token, until they expire. */
+class QuoteStore {
   private readonly quotes = new Map<string, FeeQuote[]>();
 
+  /** Keeps `quote`; quotes expired at `now` are forgotten. */
   add(quote: FeeQuote, now: Date): void {
     const token = quote.sellToken.toLowerCase();
     const kept = this.valid(token, now).concat(quote);
     this.quotes.set(token, kept);
   }
 
+  /** The quote with the lowest minimalFee among those for `sellToken` still valid at `at`. */
   lowestValid(sellToken: string, at: Date): FeeQuote | undefined {
     return this.valid(sellToken.toLowerCase(), at).reduce<FeeQuote | undefined>(
       (low, q) => (low === undefined || q.minimalFee < low.minimalFee ? q : low),
@@ -94,12 +90,11 @@ const pairInterface = new Interface([
 ]);
 
 export interface FeeQuoterOptions {
-  store?: QuoteStore;
   now?: () => Date;
 }
 
 export class FeeQuoter {
-  private readonly store: QuoteStore;
+  private readonly store = new QuoteStore();
   private readonly now: () => Date;
   private readonly tokenPrices: Map<string, string>;
   private readonly pools: Map<string, string>;
@@ -110,7 +105,6 @@ export class FeeQuoter {
     private readonly settings: FeeSettings,
     options: FeeQuoterOptions = {},
   ) {
-    this.store = options.store ?? new InMemoryQuoteStore();
     this.now = options.now ?? (() => new Date());
     const lowerKeys = (m: Record<string, string> | undefined) =>
       new Map(Object.entries(m ?? {}).map(([k, v]) => [k.toLowerCase(), v.toLowerCase()]));

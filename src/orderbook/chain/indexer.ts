@@ -16,9 +16,9 @@ import type { OrderCommand } from '../commands/decider.js';
 import { stateFromFacts } from '../commands/order-state.js';
 import { handleOrderCommand } from '../command-handler.js';
 import type { OrderDoc } from '../../../projections/orders.js';
-import { LogFollower, type FollowerChanges } from './log-follower.js';
+import { canonicalHashes, LogFollower, type FollowerChanges } from './log-follower.js';
 import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from './reorg.js';
-import { batchInChunks, fromQuantity, resultOf, toQuantity, type ChainRpc } from './rpc.js';
+import { headNumber, type ChainRpc } from './rpc.js';
 import type { DecodedLog } from './settlement-events.js';
 import type { IndexerState } from './indexer-state.js';
 
@@ -44,7 +44,7 @@ function chainRef(log: DecodedLog) {
 }
 
 /** The command a settlement log stands for; null for Settlement logs, which the book does not keep. */
-export function commandForLog(log: DecodedLog): OrderCommand | null {
+function commandForLog(log: DecodedLog): OrderCommand | null {
   switch (log.type) {
     case 'Trade':
       return {
@@ -69,7 +69,7 @@ export function commandForLog(log: DecodedLog): OrderCommand | null {
   }
 }
 
-export function revertCommandForLog(log: DecodedLog): OrderCommand | null {
+function revertCommandForLog(log: DecodedLog): OrderCommand | null {
   if (log.type === 'Settlement') return null;
   return { type: 'RevertChainEvent', data: { uid: log.orderUid, blockHash: log.blockHash, logIndex: log.logIndex } };
 }
@@ -79,6 +79,7 @@ export class Indexer {
   private stopped = false;
   private readonly name: string;
   private readonly log: Logger;
+  private readonly pollIntervalMs: number;
   /** Resolves when the first catch-up is done (or the indexer is not the leader). */
   private caughtUp: Promise<void> | undefined;
   /** A reconciliation to try again. */
@@ -86,6 +87,7 @@ export class Indexer {
 
   constructor(private readonly options: IndexerOptions) {
     this.name = options.settlement.toLowerCase();
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.log = options.logger.child({ component: 'indexer' });
   }
 
@@ -98,7 +100,7 @@ export class Indexer {
   /** Resolves once the logs are indexed up to the head seen now (for tests); only on the leader. */
   async idle(timeoutMs = 30_000): Promise<void> {
     await this.caughtUp;
-    const head = fromQuantity(await this.options.rpc.call('eth_blockNumber', []), 'eth_blockNumber');
+    const head = await headNumber(this.options.rpc);
     const deadline = Date.now() + timeoutMs;
     while ((this.follower?.checkpoint.blockNumber ?? -1) < head) {
       if (Date.now() > deadline) throw new Error(`indexer did not reach block ${head} within ${timeoutMs} ms`);
@@ -135,7 +137,7 @@ export class Indexer {
         return;
       } catch (err) {
         this.log.warn({ err: (err as Error).message }, 'indexer cannot start yet; retrying');
-        await new Promise((resolve) => setTimeout(resolve, this.options.pollIntervalMs ?? 500));
+        await new Promise((resolve) => setTimeout(resolve, this.pollIntervalMs));
       }
     }
   }
@@ -145,7 +147,7 @@ export class Indexer {
       address: this.options.settlement,
       checkpoint,
       sink: { onChanges: (changes) => this.apply(changes) },
-      pollIntervalMs: this.options.pollIntervalMs ?? 500,
+      pollIntervalMs: this.pollIntervalMs,
       reorgWindow: this.options.reorgWindow,
       maxBlockRange: this.options.maxBlockRange,
       onError: (err) => this.onError(err),
@@ -156,7 +158,7 @@ export class Indexer {
 
   private async startBlock(): Promise<number> {
     if (this.options.startBlock !== undefined) return this.options.startBlock;
-    return fromQuantity(await this.options.rpc.call('eth_blockNumber', []), 'eth_blockNumber');
+    return headNumber(this.options.rpc);
   }
 
   private async apply({ removed, added, checkpoint }: FollowerChanges): Promise<void> {
@@ -189,7 +191,7 @@ export class Indexer {
       },
       (e: Error) => {
         this.log.warn({ err: e.message }, 'reconciliation failed; retrying');
-        if (!this.stopped) this.retry = setTimeout(() => this.recover(stale), this.options.pollIntervalMs ?? 500);
+        if (!this.stopped) this.retry = setTimeout(() => this.recover(stale), this.pollIntervalMs);
       },
     );
   }
@@ -208,18 +210,10 @@ export class Indexer {
         if (!fact.reverted) facts.push({ uid: row.key, ...fact.chain });
       }
     }
-    const numbers = [...new Set(facts.map((f) => f.blockNumber))];
-    const calls = numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(n), false] }));
-    const answers = await batchInChunks(rpc, calls, MAX_BATCH_SIZE);
     // A failed lookup throws (the reconciliation is tried again): only a block that is not there, or
     // another block at that height, reverts a fact.
-    const canonical = new Map(
-      numbers.map((n, i) => {
-        const block = resultOf(answers[i], `eth_getBlockByNumber(${n})`) as { hash?: string } | null;
-        return [n, block?.hash?.toLowerCase()];
-      }),
-    );
-    const head = fromQuantity(await rpc.call('eth_blockNumber', []), 'eth_blockNumber');
+    const canonical = await canonicalHashes(rpc, [...new Set(facts.map((f) => f.blockNumber))], MAX_BATCH_SIZE);
+    const head = await headNumber(rpc);
     let from = Math.min(head, stale?.recent[0]?.number ?? head);
     if (stale && head < stale.blockNumber) from = Math.min(from, this.options.startBlock ?? 0);
     for (const fact of facts) {

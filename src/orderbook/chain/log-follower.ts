@@ -18,7 +18,7 @@
  * `reorgWindow` stops the follower with a ReorgTooDeepError (reported to onError): it cannot be undone from
  * what the follower remembers.
  */
-import { batchInChunks, ChainError, fromQuantity, resultOf, toQuantity, type ChainRpc } from './rpc.js';
+import { batchInChunks, ChainError, fromQuantity, headNumber, resultOf, toQuantity, type ChainRpc } from './rpc.js';
 import {
   appendBlocks,
   findForkPoint,
@@ -113,7 +113,7 @@ export class LogFollower {
   }
 
   private async step(): Promise<boolean> {
-    const head = fromQuantity(await this.rpc.call('eth_blockNumber', []), 'eth_blockNumber');
+    const head = await headNumber(this.rpc);
     let checkpoint = this.current;
     let removed: RecentBlock[] = [];
 
@@ -220,16 +220,29 @@ export class LogFollower {
     return (await this.headers([number]))[0];
   }
 
-  private async headers(numbers: number[]): Promise<(BlockHeader | null)[]> {
-    const calls = numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(n), false] }));
-    const answers = await batchInChunks(this.rpc, calls, this.maxBatchSize);
-    return answers.map((answer, i) => toHeader(resultOf(answer, `eth_getBlockByNumber(${numbers[i]})`)));
+  private headers(numbers: number[]): Promise<(BlockHeader | null)[]> {
+    return readHeaders(this.rpc, numbers, this.maxBatchSize);
   }
 
-  private async canonicalHashes(numbers: number[]): Promise<Map<number, string | null>> {
-    const headers = await this.headers(numbers);
-    return new Map(numbers.map((n, i) => [n, headers[i]?.hash ?? null]));
+  private canonicalHashes(numbers: number[]): Promise<Map<number, string | null>> {
+    return canonicalHashes(this.rpc, numbers, this.maxBatchSize);
   }
+}
+
+/** The headers of blocks `numbers` (null where the chain has no such block), in batches of `maxBatchSize`. */
+async function readHeaders(rpc: ChainRpc, numbers: number[], maxBatchSize: number): Promise<(BlockHeader | null)[]> {
+  const calls = numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [toQuantity(n), false] }));
+  const answers = await batchInChunks(rpc, calls, maxBatchSize);
+  return answers.map((answer, i) => toHeader(resultOf(answer, `eth_getBlockByNumber(${numbers[i]})`)));
+}
+
+/**
+ * The hash of the canonical block at each of `numbers` (null where there is none); a failed lookup throws.
+ * Lowercase, as every hash this module hands out.
+ */
+export async function canonicalHashes(rpc: ChainRpc, numbers: number[], maxBatchSize: number): Promise<Map<number, string | null>> {
+  const headers = await readHeaders(rpc, numbers, maxBatchSize);
+  return new Map(numbers.map((n, i) => [n, headers[i]?.hash ?? null]));
 }
 
 function toHeader(block: unknown): BlockHeader | null {

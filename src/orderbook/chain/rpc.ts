@@ -3,6 +3,7 @@
  * the gateway's upstream pool of the order book network (`chainRpcOverPool`), so the order book reads the
  * chain through the same failover as every client of the gateway.
  */
+import type { Interface, Result } from 'ethers';
 import type { RpcOutcome } from '../../gateway/jsonrpc.js';
 import type { UpstreamCall } from '../../gateway/upstream/types.js';
 
@@ -67,6 +68,24 @@ export function isRevert(error: { code: number; message: string }): boolean {
   return error.code === 3 || /revert/i.test(error.message);
 }
 
+/**
+ * The decoded result of an eth_call answer; null when the contract rejected the call: a revert, or an
+ * answer `fn` cannot decode (0x from an address without code). Any other error answer (transport, a node
+ * that cannot serve the block) is a ChainError naming `what`.
+ */
+export function callResult(answer: RpcAnswer, iface: Interface, fn: string, what: string): Result | null {
+  if (answer.error) {
+    if (isRevert(answer.error)) return null;
+    throw new ChainError(`${what} failed: ${answer.error.message}`, answer.error);
+  }
+  if (typeof answer.result !== 'string') return null;
+  try {
+    return iface.decodeFunctionResult(fn, answer.result);
+  } catch {
+    return null;
+  }
+}
+
 /** The result of one batch answer, or a ChainError naming the call. */
 export function resultOf(answer: RpcAnswer, what: string): unknown {
   if (answer.error) throw new ChainError(`${what} failed: ${answer.error.message}`, answer.error);
@@ -84,6 +103,11 @@ export function fromQuantity(value: unknown, what: string): number {
   const n = Number.parseInt(value, 16);
   if (!Number.isSafeInteger(n)) throw new ChainError(`${what} ${value} is too large`);
   return n;
+}
+
+/** The chain's head block number (eth_blockNumber). */
+export async function headNumber(rpc: ChainRpc): Promise<number> {
+  return fromQuantity(await rpc.call('eth_blockNumber', []), 'eth_blockNumber');
 }
 
 /** Sends `calls` as consecutive batches of at most `size` calls (nodes limit batch sizes). */

@@ -48,7 +48,7 @@ export type SettlementEventType = SettlementEvent['type'];
 
 export type DecodedLog = LogPosition & SettlementEvent;
 
-export const SETTLEMENT_EVENT_TYPES: readonly SettlementEventType[] = ['Trade', 'OrderInvalidated', 'PreSignature', 'Settlement'];
+const SETTLEMENT_EVENT_TYPES: readonly SettlementEventType[] = ['Trade', 'OrderInvalidated', 'PreSignature', 'Settlement'];
 
 const settlementInterface = new Interface(gpv2Artifact('GPv2Settlement').abi as InterfaceAbi);
 

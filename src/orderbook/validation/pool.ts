@@ -16,7 +16,7 @@ interface Pending {
 }
 
 /** Workers for a machine: all cores but the one the event loop needs, and at least one. */
-export function defaultValidationWorkers(): number {
+function defaultValidationWorkers(): number {
   return Math.max(1, availableParallelism() - 1);
 }
 
