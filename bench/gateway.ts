@@ -22,20 +22,13 @@
  * BENCH_ROUNDS (3), BENCH_SECONDS (8) and BENCH_CONNECTIONS (50) change the runs; BENCH_PROFILE=<dir>
  * writes a CPU profile of each gateway process (node --cpu-prof) into <dir>.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Anvil } from '../src/chain/anvil.js';
-import { logger } from '../src/logger.js';
+import { rmSync } from 'node:fs';
 import { repoPath } from '../src/paths.js';
+import { startTestChain } from '../test/support/chain.js';
+import { serviceEnv, spawnService } from '../test/support/process.js';
 import { runLoad, type LoadResult, type Workload } from './load.js';
 import { startNginx } from './nginx.js';
-import { freePort, printTargets, startChild, waitForRpc, type Child, type Target } from './tools.js';
-
-export interface Figure {
-  value: number;
-  unit: string;
-}
+import { cpuSeconds, freePort, printTargets, round, startChild, waitForRpc, type Figure, type Target } from './tools.js';
 
 const OLD_BLOCKS = 1_000;
 const ZIPF_EXPONENT = 1.0;
@@ -49,7 +42,8 @@ interface Measured extends LoadResult {
 
 interface Relay {
   url: string;
-  child: Child;
+  /** The relay's process, whose CPU time is measured. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -70,12 +64,12 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
   const stops: (() => Promise<void>)[] = [];
 
   /** Warm-up, then the measured run; any failed request fails the benchmark. The best run per name is kept. */
-  const measure = async (name: string, workload: Workload, process?: Child, warm: Workload | false = workload): Promise<Measured> => {
+  const measure = async (name: string, workload: Workload, pid?: number, warm: Workload | false = workload): Promise<Measured> => {
     if (warm) await runLoad(warm, warmup);
-    const cpuBefore = process ? cpuMs(process) : 0;
+    const cpuBefore = pid ? cpuSeconds(pid) : 0;
     const result = await runLoad(workload, options);
     if (result.errors > 0) throw new Error(`${name}: ${result.errors} requests failed`);
-    const measured: Measured = { ...result, cpuUs: process ? ((cpuMs(process) - cpuBefore) * 1000) / result.requests : undefined };
+    const measured: Measured = { ...result, cpuUs: pid ? ((cpuSeconds(pid) - cpuBefore) * 1e6) / result.requests : undefined };
     if (!best.has(name) || best.get(name)!.rps < measured.rps) best.set(name, measured);
     worstRps.set(name, Math.min(worstRps.get(name) ?? Infinity, measured.rps));
     console.error(`  ${name}: ${round(result.rps)} req/s, p50 ${round(result.p50Ms, 3)} ms, p99 ${round(result.p99Ms, 3)} ms`);
@@ -83,12 +77,12 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
   };
 
   try {
-    const anvil = new Anvil({ name: 'bench', chainId: 1, logger: logger.child({}, { level: 'warn' }) });
-    await anvil.start();
-    stops.push(() => anvil.stop());
+    const testChain = await startTestChain({ chainId: 1 });
+    stops.push(() => testChain.stop());
+    const { anvil } = testChain;
     const chain = anvil.httpUrl + '/';
     // Old blocks: 1,000 of them deeper than the gateway's default reorg depth (64) below the head.
-    await call(chain, 'anvil_mine', [`0x${(OLD_BLOCKS + 100).toString(16)}`]);
+    await testChain.send('anvil_mine', [`0x${(OLD_BLOCKS + 100).toString(16)}`]);
     const post = (url: string, body = BLOCK_NUMBER): Workload => ({ url, method: 'POST', body });
     const nginx = await startNginx(anvil.httpUrl);
     stops.push(() => nginx.stop());
@@ -110,18 +104,18 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
       console.error(`round ${r}`);
       await measure('baseline.anvil', post(chain));
       await measure('baseline.nginx', post(nginx.url));
-      await measure('baseline.bare_relay', post(bare.url), bare.child);
-      await measure('baseline.bare_relay_request_api', post(bareRequest.url), bareRequest.child);
+      await measure('baseline.bare_relay', post(bare.url), bare.pid);
+      await measure('baseline.bare_relay_request_api', post(bareRequest.url), bareRequest.pid);
 
       await runLoad(post(relaying.networkUrl), warmup);
       let calls = await relaying.upstreamCalls('eth_blockNumber');
-      const uncached = await measure('uncached', post(relaying.networkUrl), relaying.child, false);
+      const uncached = await measure('uncached', post(relaying.networkUrl), relaying.pid, false);
       extra['gateway.uncached.upstream_calls_per_request'] = {
         value: round(((await relaying.upstreamCalls('eth_blockNumber')) - calls) / uncached.requests, 3),
         unit: 'calls/req',
       };
-      await measure('rest_get', { url: `${relaying.url}/v1/jsonrpc/mainnet/eth_blockNumber`, method: 'GET' }, relaying.child);
-      await measure('batch10', post(relaying.networkUrl, batchBody), relaying.child);
+      await measure('rest_get', { url: `${relaying.url}/v1/jsonrpc/mainnet/eth_blockNumber`, method: 'GET' }, relaying.pid);
+      await measure('batch10', post(relaying.networkUrl, batchBody), relaying.pid);
 
       // Gateway as configured by default (cache and coalescing on), fresh each round: the cache starts empty.
       const standard = await startGateway(anvil.httpUrl, {}, `default-${r}`);
@@ -130,7 +124,7 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
       const repeated = await measure(
         'repeated_read',
         { url: standard.networkUrl, method: 'POST', zipf: { bodies, exponent: ZIPF_EXPONENT } },
-        standard.child,
+        standard.pid,
         post(standard.networkUrl),
       );
       const perRequest = ((await standard.upstreamCalls('eth_getBlockByNumber')) - calls) / repeated.requests;
@@ -138,7 +132,7 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
       extra[key] = { value: round(Math.max(perRequest, extra[key]?.value ?? 0), 4), unit: 'calls/req' };
       await runLoad(post(standard.networkUrl), warmup);
       calls = await standard.upstreamCalls('eth_blockNumber');
-      const coalesced = await measure('coalesced_block_number', post(standard.networkUrl), standard.child, false);
+      const coalesced = await measure('coalesced_block_number', post(standard.networkUrl), standard.pid, false);
       extra['gateway.coalesced_block_number.upstream_calls_per_request'] = {
         value: round(((await standard.upstreamCalls('eth_blockNumber')) - calls) / coalesced.requests, 3),
         unit: 'calls/req',
@@ -185,47 +179,30 @@ async function startBareRelay(upstream: string, api: 'dispatch' | 'request'): Pr
   const child = startChild(process.execPath, [repoPath('dist', 'bench', 'bare-relay.js'), String(port), upstream, api]);
   const url = `http://127.0.0.1:${port}/`;
   await waitForRpc(url, child);
-  return { url, child, stop: () => child.stop() };
+  return { url, pid: child.process.pid!, stop: () => child.stop() };
 }
 
 async function startGateway(upstream: string, env: Record<string, string>, label: string): Promise<GatewayProcess> {
-  const [port, networkPort] = [await freePort(), await freePort()];
-  const dataDir = mkdtempSync(join(tmpdir(), 'ethgate-bench-'));
+  const networkPort = await freePort();
   const profile = process.env.BENCH_PROFILE;
-  const args = [
-    ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=gateway-${label}-${Date.now()}.cpuprofile`] : []),
-    repoPath('dist', 'src', 'main.js'),
-  ];
-  const child = startChild(process.execPath, args, {
-    ...process.env,
-    // Only what the benchmark sets: no Redis, keys, limits or config file from the caller's environment.
-    REDIS_URL: '',
-    DATABASE_URL: '',
-    CONFIG_FILE: '',
-    API_KEYS: '',
-    API_KEYS_FILE: '',
-    RATE_LIMIT_PER_IP: '',
-    RATE_LIMIT_PER_KEY: '',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    NETWORKS: 'mainnet',
-    UPSTREAM_MAINNET: upstream,
-    ORDERBOOK: 'off', // the gateway alone is measured
-    PORT_MAINNET: String(networkPort),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    ...env,
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const networkUrl = `http://127.0.0.1:${networkPort}/`;
-  await waitForRpc(networkUrl, child);
+  // Exactly this environment: no Redis, keys, limits or config file from the caller's.
+  const service = await spawnService(
+    await serviceEnv({
+      HOST: '127.0.0.1',
+      UPSTREAM_MAINNET: upstream,
+      ORDERBOOK: 'off', // the gateway alone is measured
+      PORT_MAINNET: String(networkPort),
+      ...env,
+    }),
+    { nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=gateway-${label}-${Date.now()}.cpuprofile`] : [] },
+  );
+  const { url } = service;
   let stopped: Promise<void> | undefined;
   return {
     url,
-    networkUrl,
-    child,
-    stop: () =>
-      (stopped ??= child.stop().then(() => rmSync(dataDir, { recursive: true, force: true }))),
+    networkUrl: `http://127.0.0.1:${networkPort}/`,
+    pid: service.child.pid!,
+    stop: () => (stopped ??= service.stop().then(() => rmSync(service.env.DATA_DIR, { recursive: true, force: true }))),
     async upstreamCalls(method: string) {
       const text = await (await fetch(`${url}/metrics`)).text();
       let sum = 0;
@@ -235,27 +212,4 @@ async function startGateway(upstream: string, env: Record<string, string>, label
       return sum;
     },
   };
-}
-
-async function call(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpcBody(method, params) });
-  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
-
-/** CPU time (user + system) a process has used so far, from /proc (Linux). */
-function cpuMs(child: Child): number {
-  try {
-    const fields = readFileSync(`/proc/${child.process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of stat, i.e. 11 and 12 after the command name; clock ticks of 10 ms.
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
-}
-
-function round(value: number, digits = 0): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
 }

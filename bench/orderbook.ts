@@ -14,11 +14,11 @@
  * - reference: signature recoveries per second of the native secp256k1 binding alone, on this machine now.
  * Run alone: `node dist/bench/orderbook.js` (DATABASE_URL for PostgreSQL), or through `npm run bench`.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { MaxUint256, Wallet, parseEther, parseUnits } from 'ethers';
+import { MaxUint256, parseEther, parseUnits } from 'ethers';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { loadConfig } from '../src/config.js';
@@ -29,12 +29,12 @@ import type { EventStore, NewEvent } from '../src/eventstore/types.js';
 import { bootstrapDevChain, type DevChain } from '../src/orderbook/chain/devchain.js';
 import { orderStreamId } from '../src/orderbook/commands/events.js';
 import { replayOrderbook } from '../src/orderbook/replay.js';
-import { startTestChain, type TestChain } from '../test/support/chain.js';
+import { gasFundedWallet, startTestChain, type TestChain } from '../test/support/chain.js';
 import { signOrderNative } from '../test/support/orders.js';
 import { spawnService, type ServiceProcess } from '../test/support/process.js';
-import { mined, testToken } from '../test/support/solver.js';
-import { measureSigning, type Figure } from './signing.js';
-import { printTargets, type Target } from './tools.js';
+import { fundTrader } from '../test/support/solver.js';
+import { measureSigning } from './signing.js';
+import { cpuSeconds, printTargets, round, type Figure, type Target } from './tools.js';
 
 export interface OrderbookBenchOptions {
   /** PostgreSQL for the intake on PostgreSQL (default: DATABASE_URL from the configuration). */
@@ -65,15 +65,6 @@ export type Section = 'reference' | 'sqlite' | 'postgres' | 'replay';
 
 type Figures = Record<string, Figure>;
 
-const round = (value: number, digits = 1) => Number(value.toFixed(digits));
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
@@ -91,17 +82,17 @@ interface Market {
 async function prepareMarket(owners: number, orders: number): Promise<Market> {
   const chain = await startTestChain({ chainId: 1 });
   const dev = await bootstrapDevChain(chain.rpc);
-  const keys = Array.from({ length: owners }, () => Wallet.createRandom().privateKey);
+  const keys: string[] = [];
   // Each owner holds far more TKA than all its orders need, approved to the vault relayer.
-  for (let i = 0; i < keys.length; i += 25) {
-    await Promise.all(
-      keys.slice(i, i + 25).map(async (key) => {
-        const owner = new Wallet(key, chain.provider);
-        await chain.send('anvil_setBalance', [owner.address, '0x' + parseEther('10').toString(16)]);
-        await mined(testToken(dev.tokens.TKA, owner).mint(owner.address, parseUnits('1000000000', 18)));
-        await mined(testToken(dev.tokens.TKA, owner).approve(dev.vaultRelayer, MaxUint256));
+  for (let i = 0; i < owners; i += 25) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(25, owners - i) }, async () => {
+        const owner = await gasFundedWallet(chain.provider, chain, parseEther('10'));
+        await fundTrader(dev.tokens.TKA, owner, parseUnits('1000000000', 18), dev.vaultRelayer, MaxUint256);
+        return owner.privateKey;
       }),
     );
+    keys.push(...batch);
   }
   const validTo = Math.floor(Date.now() / 1000) + 24 * 3600;
   const bodies = Array.from({ length: orders }, (_, i) =>
@@ -412,15 +403,11 @@ const ISSUE_REFERENCE_RECOVERIES_PER_S = 20_000;
 function addRatios(figures: Figures): void {
   const reference = figures['orderbook.reference.native_ecdsa_recoveries_per_s']?.value;
   if (!reference) return;
-  figures['orderbook.ratio.reference_vs_issue_machine'] = { value: round3(reference / ISSUE_REFERENCE_RECOVERIES_PER_S), unit: 'x' };
+  figures['orderbook.ratio.reference_vs_issue_machine'] = { value: round(reference / ISSUE_REFERENCE_RECOVERIES_PER_S, 3), unit: 'x' };
   for (const key of ['orderbook.intake.sqlite', 'orderbook.intake.postgres', 'orderbook.replay.events_per_s']) {
     const figure = figures[key];
-    if (figure) figures[`orderbook.ratio.${key.slice('orderbook.'.length).replace(/\./g, '_')}_vs_native_recoveries`] = { value: round3(figure.value / reference), unit: 'x' };
+    if (figure) figures[`orderbook.ratio.${key.slice('orderbook.'.length).replace(/\./g, '_')}_vs_native_recoveries`] = { value: round(figure.value / reference, 3), unit: 'x' };
   }
-}
-
-function round3(value: number): number {
-  return Math.round(value * 1000) / 1000;
 }
 
 const TARGETS: Target[] = [

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { repoPath } from '../src/paths.js';
-import { benchGateway, type Figure } from './gateway.js';
+import { benchGateway } from './gateway.js';
+import type { Figure } from './tools.js';
 import { benchOrderbook } from './orderbook.js';
 
 const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {

@@ -11,11 +11,7 @@ import { ORDER_TYPES, domainSeparator, gpv2Domain, orderDigest, orderTypedDataVa
 import { validateOrderCreation } from '../src/orderbook/domain/order.js';
 import { recoverEcdsaSigner } from '../src/orderbook/domain/signature.js';
 import { orderCreation, signOrderData } from '../test/support/orders.js';
-
-export interface Figure {
-  value: number;
-  unit: string;
-}
+import { round, type Figure } from './tools.js';
 
 const DOMAIN = gpv2Domain(1, '0x9008D19f58AAbD9eD0D60971565AA8510560ab41');
 const SEPARATOR = domainSeparator(DOMAIN);
@@ -41,8 +37,6 @@ async function asyncMilliseconds(fn: () => Promise<unknown>, count: number): Pro
   for (let i = 0; i < count; i++) await fn();
   return Number(process.hrtime.bigint() - start) / 1e6 / count;
 }
-
-const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 
 export async function measureSigning(msPerFigure = 700): Promise<Record<string, Figure>> {
   const wallet = new Wallet(KEY);
@@ -90,13 +84,13 @@ export async function measureSigning(msPerFigure = 700): Promise<Record<string, 
   const walletSign = await asyncMilliseconds(() => signOrderData(wallet, DOMAIN, orders[next++ % n]), 50);
 
   return {
-    order_digest_us: { value: round(digest), unit: 'µs per order' },
-    order_digest_ethers_typed_data_encoder_us: { value: round(typedData), unit: 'µs per order' },
-    native_ecdsa_recover_us: { value: round(nativeRecovery), unit: 'µs per call of the secp256k1 binding alone' },
+    order_digest_us: { value: round(digest, 1), unit: 'µs per order' },
+    order_digest_ethers_typed_data_encoder_us: { value: round(typedData, 1), unit: 'µs per order' },
+    native_ecdsa_recover_us: { value: round(nativeRecovery, 1), unit: 'µs per call of the secp256k1 binding alone' },
     native_ecdsa_recoveries_per_s: { value: Math.round(1e6 / nativeRecovery), unit: 'recoveries/s on one core, binding alone' },
-    signature_recovery_us: { value: round(recovery), unit: 'µs per signature' },
+    signature_recovery_us: { value: round(recovery, 1), unit: 'µs per signature' },
     signature_recoveries_per_s: { value: Math.round(1e6 / recovery), unit: 'recoveries/s on one core, to the address' },
-    order_validation_us: { value: round(validation), unit: 'µs per order (schema, rules, digest, recovery, UID)' },
+    order_validation_us: { value: round(validation, 1), unit: 'µs per order (schema, rules, digest, recovery, UID)' },
     order_validations_per_s: { value: Math.round(1e6 / validation), unit: 'orders/s on one core' },
     ethers_wallet_sign_order_ms: { value: round(walletSign, 2), unit: 'ms per order (client side, signTypedData)' },
   };

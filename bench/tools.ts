@@ -1,10 +1,35 @@
 /**
- * Outside programs the benchmark drives: Debian packages installed on demand (wrk, nginx), child processes
- * started and waited for, free ports.
+ * What the benchmark suites share: the figure shape they report, rounding, a process's CPU time, the
+ * target printer, and the outside programs they drive: Debian packages installed on demand (wrk, nginx),
+ * child processes started and waited for, free ports.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 export { freePort } from '../src/chain/anvil.js';
+
+/** One figure of bench-results.json. */
+export interface Figure {
+  value: number;
+  unit: string;
+}
+
+export function round(value: number, digits = 0): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** CPU seconds (user + system) process `pid` has used so far, from /proc (Linux); NaN when unreadable. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat, i.e. 11 and 12 after the command name, in clock ticks
+    // (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
 
 function onPath(binary: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore', env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` } }).status === 0;
