@@ -29,8 +29,18 @@ function check(ctx: AnswerContext, value: unknown): CheckedRequest {
   return request;
 }
 
-export async function answerBody(ctx: AnswerContext, body: unknown): Promise<Answer> {
+/**
+ * The answer to `body`, errors included (it never rejects). `admit` charges the caller's rate limits one
+ * per call first; its refusal (429) is the answer then.
+ */
+export async function answerBody(
+  ctx: AnswerContext,
+  body: unknown,
+  admit?: (cost: number) => Promise<void> | undefined,
+): Promise<Answer> {
   try {
+    const admitted = admit?.(costOf(body));
+    if (admitted) await admitted;
     if (Array.isArray(body)) return { status: 200, body: await answerBatch(ctx, body) };
     const request = check(ctx, body);
     const outcome = await (ctx.local?.(request) ?? ctx.relay.call(request));
@@ -39,6 +49,11 @@ export async function answerBody(ctx: AnswerContext, body: unknown): Promise<Ans
     const error = asRpcError(err);
     return { status: error.status, body: errorResponse(idOf(body), error) };
   }
+}
+
+/** What a body costs against rate limits: one per call. */
+function costOf(body: unknown): number {
+  return Array.isArray(body) ? Math.max(1, body.length) : 1;
 }
 
 async function answerBatch(ctx: AnswerContext, items: unknown[]): Promise<JsonRpcResponse[]> {

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Gateway } from '../gateway.js';
-import { parseJson, errorResponse, idOf, serializeResponse } from '../jsonrpc.js';
+import { parseJson, errorResponse, serializeResponse } from '../jsonrpc.js';
 import { rpcErrors, asRpcError } from '../errors.js';
 import { readBody, isJsonContentType, sendJson } from '../../http/io.js';
 import { answerBody, type AnswerContext } from './answer.js';
@@ -33,13 +33,12 @@ export async function handleNetworkHttp(
     if (!isJsonContentType(req.headers['content-type'])) throw rpcErrors.contentType(req.headers['content-type']);
     body = parseJson(await readBody(req, gw.config.gateway.maxBodyBytes));
     caller.method = methodOf(body);
-    const admitted = caller.admit(costOf(body));
-    if (admitted) await admitted;
-    const answer = await answerBody(httpAnswerContext(gw, networkName), body);
+    const answer = await answerBody(httpAnswerContext(gw, networkName), body, (cost) => caller.admit(cost));
     sendJson(res, answer.status, serializeResponse(answer.body));
   } catch (err) {
+    // Before the body was parsed: a wrong method, content type or body.
     const error = asRpcError(err);
-    sendJson(res, error.status, JSON.stringify(errorResponse(Array.isArray(body) ? null : idOf(body), error)));
+    sendJson(res, error.status, JSON.stringify(errorResponse(null, error)));
   }
 }
 
@@ -48,9 +47,4 @@ export function methodOf(body: unknown): string | undefined {
   if (Array.isArray(body)) return 'batch';
   const method = (body as { method?: unknown } | null)?.method;
   return typeof method === 'string' ? method : undefined;
-}
-
-/** What a body costs against rate limits: one per call. */
-export function costOf(body: unknown): number {
-  return Array.isArray(body) ? Math.max(1, body.length) : 1;
 }

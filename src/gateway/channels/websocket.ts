@@ -9,11 +9,11 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
 import type { Gateway } from '../gateway.js';
 import { performance } from 'node:perf_hooks';
-import { parseJson, errorResponse, idOf, serializeResponse, type CheckedRequest, type RpcOutcome } from '../jsonrpc.js';
+import { parseJson, errorResponse, serializeResponse, type CheckedRequest, type RpcOutcome } from '../jsonrpc.js';
 import { asRpcError, rpcErrors, RpcError } from '../errors.js';
 import type { SubscriberSink } from '../subscriptions.js';
 import { answerBody, type AnswerContext } from './answer.js';
-import { httpAnswerContext, methodOf, costOf } from './network-http.js';
+import { httpAnswerContext, methodOf } from './network-http.js';
 import type { Caller, RequestFacts } from '../access/access.js';
 import { recordRequest } from '../requests.js';
 
@@ -109,15 +109,7 @@ export class WebSocketChannel {
         return;
       }
       caller.method = methodOf(body);
-      Promise.resolve(connection.admit(costOf(body)))
-        .then(() => answerBody(ctx, body))
-        .then(
-          (answer) => done(answer.status, serializeResponse(answer.body)),
-          (err) => {
-            const error = asRpcError(err);
-            done(error.status, JSON.stringify(errorResponse(Array.isArray(body) ? null : idOf(body), error)));
-          },
-        );
+      void answerBody(ctx, body, (cost) => connection.admit(cost)).then((answer) => done(answer.status, serializeResponse(answer.body)));
     });
     ws.on('close', () => hub.dropClient(sink));
     ws.on('error', () => hub.dropClient(sink));
