@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { ApiKeyConfig, Config, NetworkConfig, UpstreamConfig } from './generated/config.js';
 import { validator, describeError } from './schemas.js';
 import { DEFAULT_RELAYED_METHODS } from './gateway/methods.js';
+import { DEFAULT_MAX_JSON_DEPTH } from './http/json-depth.js';
 
 export type {
   Config,
@@ -43,6 +44,7 @@ function defaults(): Config {
     port: 8080,
     dataDir: './data',
     logLevel: 'info',
+    maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
     networks: DEFAULT_NETWORKS.map((name) => ({ name, chainId: KNOWN_CHAIN_IDS[name], upstreams: [] })),
     gateway: {
       relayedMethods: [...DEFAULT_RELAYED_METHODS],
@@ -69,7 +71,7 @@ function defaults(): Config {
       },
       apiKeys: [],
       rateLimit: { perIp: 0, perKey: 0, windowSeconds: 1 },
-      trustProxy: false,
+      trustProxy: 0,
     },
     orderbook: {
       enabled: true,
@@ -117,6 +119,17 @@ function boolean(env: Env, name: string): boolean | undefined {
   if (raw === 'true' || raw === '1' || raw === 'on') return true;
   if (raw === 'false' || raw === '0' || raw === 'off') return false;
   throw new ConfigError(`${name} must be on or off (true or false), got "${env[name]}"`);
+}
+
+/**
+ * TRUST_PROXY: how many proxies in front of the service append to X-Forwarded-For (a number), or on/off
+ * (on is one: a single nginx or load balancer).
+ */
+function proxyHops(env: Env, name: string): number | undefined {
+  const raw = env[name]?.toLowerCase();
+  if (raw !== undefined && /^\d+$/.test(raw)) return Number(raw);
+  const on = boolean(env, name);
+  return on === undefined ? undefined : on ? 1 : 0;
 }
 
 function list(raw: string | undefined): string[] | undefined {
@@ -189,6 +202,7 @@ function fromEnv(env: Env, base: Config): Record<string, unknown> {
     databaseSchema: env.DATABASE_SCHEMA || undefined,
     redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL,
+    maxJsonDepth: integer(env, 'MAX_JSON_DEPTH'),
     networks: envNetworks(env, base.networks),
     gateway: strip({
       relayedMethods: list(env.RELAYED_METHODS),
@@ -219,7 +233,7 @@ function fromEnv(env: Env, base: Config): Record<string, unknown> {
         perKey: integer(env, 'RATE_LIMIT_PER_KEY'),
         windowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS'),
       }),
-      trustProxy: boolean(env, 'TRUST_PROXY'),
+      trustProxy: proxyHops(env, 'TRUST_PROXY'),
     }),
     orderbook: strip({
       enabled: boolean(env, 'ORDERBOOK'),

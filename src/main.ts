@@ -21,14 +21,14 @@ async function main(): Promise<void> {
   const service = await startService(config);
 
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     service.stop().then(
-      () => process.exit(0),
+      () => process.exit(code),
       (err) => {
         logger.error({ err }, 'stop failed');
         process.exit(1);
@@ -37,6 +37,19 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  // The last-resort guard. Request handlers, WebSocket frames and worker hand-offs catch their own faults
+  // (the request fails, the service goes on); this is for what slips past them. A rejected promise nobody
+  // waits for left no half-run code behind, so it is logged and the service keeps serving. An uncaught
+  // exception may have stopped any code half-way, so the service stops cleanly (acknowledged orders are
+  // already durable) and exits 1 for the process manager to restart it.
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: reason }, 'a promise failed with nobody waiting for it; the service goes on');
+  });
+  process.on('uncaughtException', (err, origin) => {
+    logger.fatal({ err, origin }, 'uncaught exception: stopping');
+    shutdown('uncaughtException', 1);
+  });
 }
 
 main().catch((err) => {

@@ -5,7 +5,7 @@
  * came (see relay.ts).
  */
 import type { JsonRpcErrorObject } from '../generated/jsonrpc/response.js';
-import { PayloadTooLargeError } from '../http/io.js';
+import { PayloadTooLargeError, RequestAbortedError } from '../http/io.js';
 import { logger } from '../logger.js';
 
 export class RpcError extends Error {
@@ -14,6 +14,8 @@ export class RpcError extends Error {
     readonly code: number,
     message: string,
     readonly data?: unknown,
+    /** Headers the HTTP answer carries besides the body (Allow for a 405). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }
@@ -68,7 +70,8 @@ export const rpcErrors = {
     ),
   notFound: (path: string) => new RpcError(404, -32600, `no route for ${path}`),
   upgradeRequired: () => new RpcError(426, -32600, 'this address takes a WebSocket upgrade'),
-  wrongHttpMethod: (allowed: string) => new RpcError(405, -32600, `use HTTP ${allowed} here`),
+  wrongHttpMethod: (allowed: string[]) =>
+    new RpcError(405, -32600, `use HTTP ${allowed.join(' or ')} here`, undefined, { allow: allowed.join(', ') }),
   contentType: (got: string | undefined) =>
     new RpcError(400, -32600, `Content-Type must be application/json, got ${got ? `"${got}"` : 'none'}`),
   bodyTooLarge: (limit: number) => new RpcError(413, -32600, `request body exceeds ${limit} bytes`),
@@ -86,6 +89,7 @@ export const rpcErrors = {
 export function asRpcError(err: unknown): RpcError {
   if (err instanceof RpcError) return err;
   if (err instanceof PayloadTooLargeError) return rpcErrors.bodyTooLarge(err.limit);
+  if (err instanceof RequestAbortedError) return rpcErrors.invalidRequest(err.message);
   logger.error({ err }, 'unexpected failure in the gateway');
   return rpcErrors.internal();
 }

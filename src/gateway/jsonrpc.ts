@@ -7,6 +7,7 @@ import type { JsonRpcResponse, JsonRpcErrorObject } from '../generated/jsonrpc/r
 import type { ValidateFunction } from 'ajv';
 import { validator, hasDefinition, describeError } from '../schemas.js';
 import { rpcErrors, RpcError } from './errors.js';
+import { jsonDepthWithin, tooDeepMessage } from '../http/json-depth.js';
 
 export type { JsonRpcRequest, JsonRpcResponse, JsonRpcErrorObject };
 export type JsonRpcId = JsonRpcRequest['id'];
@@ -29,7 +30,13 @@ export interface CheckedRequest {
 const PARAMS_FILE = 'jsonrpc/method-params.schema.json';
 const envelope = validator<JsonRpcRequest>('jsonrpc/request.schema.json');
 
-export function parseJson(body: Buffer | string): unknown {
+/**
+ * A JSON-RPC body, WebSocket frame or REST params value, its nesting bounded (see http/json-depth.ts)
+ * before it is parsed: deeper is refused with `tooDeep` (an invalid request, or invalid params for a value
+ * that stands for params alone).
+ */
+export function parseJson(body: Buffer | string, maxDepth: number, tooDeep = rpcErrors.invalidRequest): unknown {
+  if (!jsonDepthWithin(body, maxDepth)) throw tooDeep(tooDeepMessage('the JSON', maxDepth));
   try {
     return JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
   } catch (err) {

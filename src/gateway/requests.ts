@@ -113,7 +113,7 @@ export function serveGateway(
 /** Answers an HTTP request with the JSON-RPC error of `err`, or drops the connection if the answer has begun. */
 export function failRequest(res: ServerResponse, err: unknown): void {
   const error = asRpcError(err);
-  if (!res.headersSent) sendJson(res, error.status, JSON.stringify(errorResponse(null, error)));
+  if (!res.headersSent) sendJson(res, error.status, JSON.stringify(errorResponse(null, error)), error.headers);
   else res.destroy();
 }
 

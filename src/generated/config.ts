@@ -30,6 +30,10 @@ export interface Config {
   redisUrl?: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /**
+   * Deepest nesting of arrays and objects accepted in a request body, WebSocket frame or JSON query value, on both APIs (MAX_JSON_DEPTH).
+   */
+  maxJsonDepth: number;
+  /**
    * @minItems 1
    */
   networks: NetworkConfig[];
@@ -84,9 +88,9 @@ export interface GatewayConfig {
   apiKeys: ApiKeyConfig[];
   rateLimit: RateLimitConfig;
   /**
-   * Take the client address from the first X-Forwarded-For entry (TRUST_PROXY); only behind a proxy that sets it.
+   * Proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY; on means 1). The client address is the entry that many places from the right; 0 ignores the header.
    */
-  trustProxy: boolean;
+  trustProxy: number;
 }
 export interface UpstreamHealthConfig {
   /**

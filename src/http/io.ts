@@ -1,9 +1,17 @@
 /** Small helpers for node:http handlers shared by every layer: bounded body reading and JSON replies. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 export class PayloadTooLargeError extends Error {
   constructor(readonly limit: number) {
     super(`request body exceeds ${limit} bytes`);
+  }
+}
+
+/** The client went away or broke the framing before its body was whole: its fault, nothing to log. */
+export class RequestAbortedError extends Error {
+  constructor() {
+    super('the request body was not received whole');
   }
 }
 
@@ -28,7 +36,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     });
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.once('error', reject);
+    req.once('error', () => reject(new RequestAbortedError()));
   });
 }
 
@@ -59,4 +67,20 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
     ...headers,
   });
   res.end(body);
+}
+
+/**
+ * A JSON answer written straight to a socket that has no ServerResponse: a refused WebSocket upgrade, or a
+ * request Node's HTTP parser could not read. The connection is closed after it.
+ */
+export function endSocketWithJson(socket: Duplex, status: number, body: string, headers: Record<string, string> = {}): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
+  );
 }

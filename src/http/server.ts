@@ -7,7 +7,7 @@
  * - a network's dedicated listener (PORT_<NETWORK>): every request belongs to that network.
  * Gateway requests then go through gateway/requests.ts (API key, request id, metrics).
  */
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Gateway } from '../gateway/gateway.js';
 import type { WebSocketChannel } from '../gateway/channels/websocket.js';
@@ -15,7 +15,8 @@ import { REST_PREFIX, failRequest, serveGateway, splitRestKey, networkPathKey, t
 import { errorResponse } from '../gateway/jsonrpc.js';
 import { asRpcError, rpcErrors, RpcError } from '../gateway/errors.js';
 import { registry } from '../metrics.js';
-import { sendJson, presetHeader } from './io.js';
+import { sendJson, presetHeader, endSocketWithJson } from './io.js';
+import { logger } from '../logger.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -89,12 +90,65 @@ function restWsNetwork(path: string): string | undefined {
 }
 
 function refuseUpgrade(socket: Duplex, error: RpcError): void {
-  const body = JSON.stringify(errorResponse(null, error));
-  socket.end(
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  endSocketWithJson(socket, error.status, JSON.stringify(errorResponse(null, error)), error.headers);
 }
+
+const isOrderbookPath = (path: string) => path.startsWith('/api/');
+
+/** A refusal made before any part saw the request, in the shape of the part its path belongs to. */
+function refusalBody(path: string, status: number, description: string): string {
+  if (isOrderbookPath(path)) return JSON.stringify({ errorType: REFUSAL_TYPES[status] ?? 'BadRequest', description });
+  return JSON.stringify(errorResponse(null, new RpcError(status, -32600, `Invalid request: ${description}`)));
+}
+
+const REFUSAL_TYPES: Record<number, string> = { 400: 'MalformedRequest', 408: 'RequestTimeout', 431: 'HeadersTooLarge' };
+
+/**
+ * Node's HTTP parser refuses what it cannot read (headers over 16 KB, broken chunked framing,
+ * Content-Length with Transfer-Encoding, bytes a URL may not hold, ...) before any handler runs; by
+ * default with an empty body. This answers in the same JSON shape as every other refusal, the part chosen
+ * by the request line when the parser got that far.
+ */
+function refuseUnreadable(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const description =
+    status === 431
+      ? 'the request headers are too large'
+      : status === 408
+        ? 'the request was not received in time'
+        : `the HTTP request could not be parsed (${err.message.replace(/^Parse Error: /, '')})`;
+  const requestLine = err.rawPacket?.subarray(0, 256).toString('latin1') ?? '';
+  const path = requestLine.split(' ')[1] ?? '';
+  endSocketWithJson(socket, status, refusalBody(path, status, description));
+}
+
+/** HTTP/1.1 requires Host; Node's own refusal of a request without one has no body. */
+function refuseWithoutHost(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+  if (req.headers.host !== undefined || req.httpVersion !== '1.1') return false;
+  sendJson(res, 400, refusalBody(path, 400, 'an HTTP/1.1 request needs a Host header'), { connection: 'close' });
+  return true;
+}
+
+/**
+ * Runs a request handler so that nothing it throws synchronously can end the process: the request gets
+ * the 500 of the part it belongs to (the error is logged there) and the service goes on.
+ */
+function guarded(handler: Handler): Handler {
+  return (req, res) => {
+    try {
+      handler(req, res);
+    } catch (err) {
+      logger.error({ err, url: req.url }, 'request handler failed');
+      if (res.headersSent) return void res.destroy();
+      const path = splitUrl(req.url).path;
+      sendJson(res, 500, isOrderbookPath(path) ? JSON.stringify({ errorType: 'InternalServerError', description: 'internal server error' }) : JSON.stringify(errorResponse(null, rpcErrors.internal())));
+    }
+  };
+}
+
+/** Options of every listener: Host is checked by refuseWithoutHost, so that its refusal has a body. */
+const LISTENER_OPTIONS = { requireHostHeader: false };
 
 /**
  * The gateway answers browsers from any origin, as Infura does: JSON-RPC calls carry no cookies, so a dapp
@@ -115,8 +169,9 @@ function allowAnyOrigin(req: IncomingMessage, res: ServerResponse): boolean {
 }
 
 export function createMainServer(parts: ServerParts): Server {
-  const server = createServer((req, res) => {
+  const server = createServer(LISTENER_OPTIONS, guarded((req, res) => {
     const { path, query } = splitUrl(req.url);
+    if (refuseWithoutHost(req, res, path)) return;
     const gw = parts.gateway;
     const isGatewayPath = path !== '/healthz' && path !== '/metrics' && !path.startsWith('/api/');
     if (isGatewayPath && allowAnyOrigin(req, res)) return;
@@ -136,7 +191,8 @@ export function createMainServer(parts: ServerParts): Server {
       else work = failRequest(res, rpcErrors.notFound(path));
     }
     if (work) work.catch((err) => failRequest(res, err));
-  });
+  }));
+  server.on('clientError', refuseUnreadable);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const { path } = splitUrl(req.url);
     const { gateway: gw, ws } = parts;
@@ -157,12 +213,13 @@ export function createMainServer(parts: ServerParts): Server {
 
 /** A listener of one network only, so that clients can use http://host:port as that network's URL. */
 export function createNetworkServer(gw: Gateway, ws: WebSocketChannel, network: string): Server {
-  const server = createServer((req, res) => {
+  const server = createServer(LISTENER_OPTIONS, guarded((req, res) => {
     if (allowAnyOrigin(req, res)) return;
     const { path, query } = splitUrl(req.url);
     if (req.method === 'GET' && isWsPath(path)) return failRequest(res, rpcErrors.upgradeRequired());
     serveGateway(gw, { kind: 'network', network, key: networkPathKey(path) }, req, res, query);
-  });
+  }));
+  server.on('clientError', refuseUnreadable);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
     upgradeGateway(gw, ws, network, networkPathKey(splitUrl(req.url).path), req, socket, head),
   );

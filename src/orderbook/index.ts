@@ -69,7 +69,7 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
       startBlock: network.anvil ? 0 : config.orderbook.indexerStartBlock,
     });
     indexer.start();
-    const app = createOrderbookApi(book, { maxBodyBytes: MAX_BODY_BYTES });
+    const app = createOrderbookApi(book, { maxBodyBytes: MAX_BODY_BYTES, maxJsonDepth: config.maxJsonDepth });
     const live = chain;
     const workers = validator;
     return {

@@ -63,3 +63,45 @@ export function postWithHost(url: string, host: string, body: unknown, contentTy
   const payload = typeof body === 'string' ? body : JSON.stringify(body);
   return request(url, { method: 'POST', headers: { host, 'content-type': contentType }, body: payload });
 }
+
+/**
+ * Bytes written straight to a TCP connection, for requests no HTTP client will send (no Host, broken
+ * framing, bytes a URL may not hold); resolves the answer once the server closes or has sent a whole one.
+ */
+export async function rawRequest(url: string, bytes: string | Buffer): Promise<HttpResult> {
+  const { connect } = await import('node:net');
+  const { port, hostname } = new URL(url);
+  const text = await new Promise<string>((resolve, reject) => {
+    let received = '';
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    const whole = () => {
+      const end = received.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(received.slice(0, end));
+      return end !== -1 && length !== null && Buffer.byteLength(received.slice(end + 4)) >= Number(length[1]);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('utf8');
+      if (whole()) {
+        socket.destroy();
+        resolve(received);
+      }
+    });
+    socket.on('close', () => resolve(received));
+    socket.on('error', (err) => (received ? resolve(received) : reject(err)));
+  });
+  const end = text.indexOf('\r\n\r\n');
+  const [statusLine, ...headerLines] = text.slice(0, end).split('\r\n');
+  const headers = new Headers();
+  for (const line of headerLines) {
+    const colon = line.indexOf(':');
+    headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  }
+  const body = text.slice(end + 4);
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = undefined;
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, text: body, json };
+}

@@ -40,7 +40,7 @@ export class Caller implements RequestFacts {
     return this.access.charge(this, cost, this.res);
   }
 
-  /** The client's address (the first X-Forwarded-For entry when TRUST_PROXY is set). */
+  /** The client's address (see Access.clientAddress). */
   ip(): string {
     return (this.address ??= this.access.clientAddress(this.req));
   }
@@ -115,12 +115,21 @@ export class Access {
     return key;
   }
 
+  /**
+   * The client's address. Behind TRUST_PROXY=<hops> proxies, each of which appends the address it got the
+   * request from to X-Forwarded-For, the client is the entry <hops> places from the right: what lies further
+   * left was written by the client itself (as Express's `trust proxy` counts). Without it, the peer address.
+   */
   clientAddress(req: IncomingMessage): string {
-    if (this.config.trustProxy) {
-      const forwarded = req.headers['x-forwarded-for'];
-      const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-      if (first) return first;
-    }
-    return req.socket.remoteAddress ?? 'unknown';
+    const peer = req.socket.remoteAddress ?? 'unknown';
+    const hops = this.config.trustProxy;
+    if (hops === 0) return peer;
+    const header = req.headers['x-forwarded-for'];
+    const entries = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    if (entries.length === 0) return peer;
+    return entries[Math.max(0, entries.length - hops)];
   }
 }

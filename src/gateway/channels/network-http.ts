@@ -29,16 +29,16 @@ export async function handleNetworkHttp(
 ): Promise<void> {
   let body: unknown;
   try {
-    if (req.method !== 'POST') throw rpcErrors.wrongHttpMethod('POST');
+    if (req.method !== 'POST') throw rpcErrors.wrongHttpMethod(['POST']);
     if (!isJsonContentType(req.headers['content-type'])) throw rpcErrors.contentType(req.headers['content-type']);
-    body = parseJson(await readBody(req, gw.config.gateway.maxBodyBytes));
+    body = parseJson(await readBody(req, gw.config.gateway.maxBodyBytes), gw.config.maxJsonDepth);
     caller.method = methodOf(body);
     const answer = await answerBody(httpAnswerContext(gw, networkName), body, (cost) => caller.admit(cost));
     sendJson(res, answer.status, serializeResponse(answer.body));
   } catch (err) {
     // Before the body was parsed: a wrong method, content type or body.
     const error = asRpcError(err);
-    sendJson(res, error.status, JSON.stringify(errorResponse(null, error)));
+    sendJson(res, error.status, JSON.stringify(errorResponse(null, error)), error.headers);
   }
 }
 

@@ -44,18 +44,18 @@ export async function handleRest(
 
     let request: CheckedRequest;
     if (isGet) {
-      if (pathMethod === undefined) throw rpcErrors.wrongHttpMethod('POST');
+      if (pathMethod === undefined) throw rpcErrors.wrongHttpMethod(['POST']);
       if (pathMethod === 'methods') {
         const listing: MethodsListing = { get: [...gw.getMethods], post: [...gw.postMethods] };
         return sendJson(res, 200, JSON.stringify(listing));
       }
       if (pathMethod === 'ws') throw rpcErrors.upgradeRequired();
       if (!gw.getMethods.has(pathMethod)) throw rpcErrors.methodNotAllowed(pathMethod, 'with GET');
-      request = { id, method: pathMethod, params: queryParams(query.get('params')) };
+      request = { id, method: pathMethod, params: queryParams(query.get('params'), gw.config.maxJsonDepth) };
     } else if (req.method === 'POST') {
       request = await postedRequest(gw, req, pathMethod, (value) => (id = value));
     } else {
-      throw rpcErrors.wrongHttpMethod('GET or POST');
+      throw rpcErrors.wrongHttpMethod(['GET', 'POST']);
     }
 
     caller.method = request.method;
@@ -66,7 +66,7 @@ export async function handleRest(
     sendJson(res, outcome.error ? 502 : 200, serializeResponse(response(request.id, outcome)));
   } catch (err) {
     const error = asRpcError(err);
-    sendJson(res, error.status, JSON.stringify(errorResponse(id, error)));
+    sendJson(res, error.status, JSON.stringify(errorResponse(id, error)), error.headers);
   }
 }
 
@@ -77,7 +77,7 @@ async function postedRequest(
   learnId: (id: JsonRpcId) => void,
 ): Promise<CheckedRequest> {
   if (!isJsonContentType(req.headers['content-type'])) throw rpcErrors.contentType(req.headers['content-type']);
-  const body = parseJson(await readBody(req, gw.config.gateway.maxBodyBytes));
+  const body = parseJson(await readBody(req, gw.config.gateway.maxBodyBytes), gw.config.maxJsonDepth);
   if (Array.isArray(body)) throw rpcErrors.invalidRequest('batches are accepted on {network_url}/ and WebSocket, not here');
   learnId(idOf(body));
   const request = checkEnvelope(body);
@@ -106,9 +106,9 @@ function queryId(raw: string | null): JsonRpcId {
   return /^-?\d{1,15}$/.test(raw) ? Number(raw) : raw;
 }
 
-function queryParams(raw: string | null): unknown[] {
+function queryParams(raw: string | null, maxDepth: number): unknown[] {
   if (raw === null || raw === '') return [];
-  const params = parseJson(raw);
+  const params = parseJson(raw, maxDepth, rpcErrors.invalidParams);
   if (!Array.isArray(params)) throw rpcErrors.invalidParams('params must be a JSON array');
   return params;
 }

@@ -16,6 +16,7 @@ import { answerBody, type AnswerContext } from './answer.js';
 import { httpAnswerContext, methodOf } from './network-http.js';
 import type { Caller, RequestFacts } from '../access/access.js';
 import { recordRequest } from '../requests.js';
+import { endSocketWithJson } from '../../http/io.js';
 
 /** A client that lets this much pile up unread is cut off rather than allowed to grow our memory. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
@@ -28,6 +29,13 @@ export class WebSocketChannel {
 
   constructor(private readonly gw: Gateway) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: gw.config.gateway.maxBodyBytes });
+    // A handshake ws refuses (no key, wrong version, not GET) gets the gateway's JSON error, not ws's HTML.
+    this.wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => {
+      const status = req.method === 'GET' ? 400 : 405;
+      const error = new RpcError(status, -32600, `Invalid request: WebSocket handshake refused: ${err.message}`);
+      const headers: Record<string, string> = status === 405 ? { allow: 'GET' } : { 'sec-websocket-version': '13, 8' };
+      endSocketWithJson(socket, status, JSON.stringify(errorResponse(null, error)), headers);
+    });
     const interval = gw.config.gateway.wsPingIntervalMs;
     // One timer for all connections rather than one per connection.
     if (interval > 0) this.heartbeat = setInterval(() => this.pingRound(), interval).unref();
@@ -69,16 +77,20 @@ export class WebSocketChannel {
       },
     };
     const limit = this.gw.config.gateway.maxSubscriptionsPerConnection;
+    // eth_subscribe calls taken but not yet registered (a batch checks all its items before any is): they
+    // count against the limit too.
+    let subscribing = 0;
     const ctx: AnswerContext = {
       ...httpAnswerContext(this.gw, networkName),
       isAllowed: (method) => this.gw.relayedMethods.has(method) || this.gw.subscriptionMethods.has(method),
       where: 'on this WebSocket',
       local: (request: CheckedRequest): Promise<RpcOutcome> | undefined => {
         if (request.method === 'eth_subscribe') {
-          if (hub.subscriptionsOf(sink) >= limit) {
+          if (hub.subscriptionsOf(sink) + subscribing >= limit) {
             return Promise.reject(new RpcError(429, -32005, `at most ${limit} subscriptions per connection`));
           }
-          return hub.subscribe(sink, request.params);
+          subscribing++;
+          return hub.subscribe(sink, request.params).finally(() => subscribing--);
         }
         if (request.method === 'eth_unsubscribe') {
           const [id] = request.params;
@@ -91,7 +103,7 @@ export class WebSocketChannel {
 
     this.alive.add(ws);
     ws.on('pong', () => this.alive.add(ws));
-    ws.on('message', (data: Buffer) => {
+    ws.on('message', (data: Buffer) => this.guardFrame(ws, () => {
       this.alive.add(ws);
       const started = performance.now();
       // Each message is a request of its own for metrics; the connection's caller carries key and limits.
@@ -102,7 +114,7 @@ export class WebSocketChannel {
       };
       let body: unknown;
       try {
-        body = parseJson(data);
+        body = parseJson(data, this.gw.config.maxJsonDepth);
       } catch (err) {
         const error = asRpcError(err);
         done(error.status, JSON.stringify(errorResponse(null, error)));
@@ -110,9 +122,21 @@ export class WebSocketChannel {
       }
       caller.method = methodOf(body);
       void answerBody(ctx, body, (cost) => connection.admit(cost)).then((answer) => done(answer.status, serializeResponse(answer.body)));
-    });
+    }));
     ws.on('close', () => hub.dropClient(sink));
     ws.on('error', () => hub.dropClient(sink));
+  }
+
+  /**
+   * Runs the handling of one frame so that nothing it throws can reach ws's socket callbacks, where it
+   * would end the process: the client gets an internal error frame and the connection stays open.
+   */
+  private guardFrame(ws: WebSocket, handle: () => void): void {
+    try {
+      handle();
+    } catch (err) {
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(errorResponse(null, asRpcError(err))));
+    }
   }
 
   close(): void {

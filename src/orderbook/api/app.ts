@@ -7,12 +7,10 @@ import Router from '@koa/router';
 import { gzipSync } from 'node:zlib';
 import type { OrderBook } from '../orderbook.js';
 import { errorMiddleware } from './errors.js';
-import { parseOrdersQuery, parseTradesQuery, parseEventsQuery, jsonBody } from './params.js';
+import { parseOrdersQuery, parseTradesQuery, parseEventsQuery, jsonBody, type BodyLimits } from './params.js';
 import { openApiDocument } from './openapi.js';
 
-export interface ApiOptions {
-  maxBodyBytes: number;
-}
+export type ApiOptions = BodyLimits;
 
 export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   const app = new Koa();
@@ -20,7 +18,7 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   const gzipCache = new WeakMap<Buffer, Buffer>();
 
   router.post('/orders', async (ctx) => {
-    const uid = await book.placeOrder(await jsonBody(ctx, options.maxBodyBytes));
+    const uid = await book.placeOrder(await jsonBody(ctx, options));
     ctx.status = 201;
     ctx.type = 'application/json';
     ctx.body = JSON.stringify(uid);
@@ -35,7 +33,7 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   });
 
   router.delete('/orders/:uid', async (ctx) => {
-    await book.cancelOrder(ctx.params.uid, await jsonBody(ctx, options.maxBodyBytes));
+    await book.cancelOrder(ctx.params.uid, await jsonBody(ctx, options));
     ctx.status = 200;
     ctx.body = '';
   });

@@ -5,7 +5,7 @@
  */
 import type { Context, Next } from 'koa';
 import { OrderbookError, orderbookErrors } from '../domain/errors.js';
-import { PayloadTooLargeError } from '../../http/io.js';
+import { PayloadTooLargeError, RequestAbortedError } from '../../http/io.js';
 import { logger } from '../../logger.js';
 
 export function toOrderbookError(err: unknown): OrderbookError {
@@ -13,6 +13,7 @@ export function toOrderbookError(err: unknown): OrderbookError {
   if (err instanceof PayloadTooLargeError) {
     return new OrderbookError(413, 'PayloadTooLarge', `request body exceeds ${err.limit} bytes`);
   }
+  if (err instanceof RequestAbortedError) return orderbookErrors.invalidOrderData(err.message);
   logger.error({ err }, 'unexpected failure in the order book API');
   return orderbookErrors.internal();
 }
@@ -20,8 +21,12 @@ export function toOrderbookError(err: unknown): OrderbookError {
 export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
   try {
     await next();
-    if (ctx.status === 405) {
-      throw new OrderbookError(405, 'MethodNotAllowed', `${ctx.method} is not allowed here; allowed: ${ctx.response.get('Allow')}`);
+    // The router answers 501 (no body) for a method it implements nowhere (TRACE, PROPFIND, ...): to a
+    // client that is the same mistake as a method this path does not take.
+    if (ctx.status === 405 || ctx.status === 501) {
+      const allow = ctx.response.get('Allow');
+      if (!allow) throw orderbookErrors.notFound(`route ${ctx.method} ${ctx.path}`);
+      throw new OrderbookError(405, 'MethodNotAllowed', `${ctx.method} is not allowed here; allowed: ${allow}`);
     }
     if (ctx.status === 404 && ctx.body === undefined) throw orderbookErrors.notFound(`route ${ctx.method} ${ctx.path}`);
   } catch (err) {

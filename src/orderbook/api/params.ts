@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { validator } from '../../schemas.js';
 import { orderbookErrors } from '../domain/errors.js';
 import { readBody, isJsonContentType } from '../../http/io.js';
+import { jsonDepthWithin, tooDeepMessage } from '../../http/json-depth.js';
 import type { OrdersQuery } from '../../generated/orderbook/queries/orders-query.js';
 import type { TradesQuery } from '../../generated/orderbook/queries/trades-query.js';
 import type { EventsQuery } from '../../generated/orderbook/queries/events-query.js';
@@ -12,9 +13,12 @@ const ordersQuery = validator<OrdersQuery>('orderbook/queries/orders-query.schem
 const tradesQuery = validator<TradesQuery>('orderbook/queries/trades-query.schema.json');
 const eventsQuery = validator<EventsQuery>('orderbook/queries/events-query.schema.json');
 
-/** koa gives repeated parameters as arrays; the API takes each at most once. */
+/**
+ * koa gives repeated parameters as arrays; the API takes each at most once. The copy has no prototype, so
+ * that `?__proto__=1` is a parameter like any other (and refused as unknown), not a prototype swap.
+ */
 function single(ctx: Context): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = Object.create(null);
   for (const [key, value] of Object.entries(ctx.query)) {
     if (Array.isArray(value)) throw orderbookErrors.invalidOrderData(`query parameter ${key} is given more than once`);
     if (value !== undefined) out[key] = value;
@@ -55,13 +59,19 @@ export function parseEventsQuery(ctx: Context): { after: number; limit: number }
   return { after: Number(q.after ?? 0), limit: Number(q.limit ?? 1000) };
 }
 
-/** A JSON request body (POST, DELETE), at most `limit` bytes. */
-export async function jsonBody(ctx: Context, limit: number): Promise<unknown> {
+export interface BodyLimits {
+  maxBodyBytes: number;
+  maxJsonDepth: number;
+}
+
+/** A JSON request body (POST, DELETE), at most `maxBodyBytes` bytes and `maxJsonDepth` levels deep. */
+export async function jsonBody(ctx: Context, { maxBodyBytes, maxJsonDepth }: BodyLimits): Promise<unknown> {
   const type = ctx.get('Content-Type');
   if (!isJsonContentType(type)) {
     throw orderbookErrors.invalidOrderData(`Content-Type must be application/json, got ${type ? `"${type}"` : 'none'}`);
   }
-  const raw = await readBody(ctx.req, limit);
+  const raw = await readBody(ctx.req, maxBodyBytes);
+  if (!jsonDepthWithin(raw, maxJsonDepth)) throw orderbookErrors.invalidOrderData(tooDeepMessage('the body', maxJsonDepth));
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (err) {

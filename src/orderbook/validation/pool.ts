@@ -67,13 +67,34 @@ export class ValidationPool {
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
 
+  /**
+   * Runs in a setImmediate callback, where a throw would end the process: a batch that cannot be handed to
+   * a worker (postMessage clones it, recursively) is sent job by job, and a job that still cannot be sent
+   * fails alone.
+   */
   private dispatch(): void {
     const jobs = this.queued;
     this.queued = [];
     if (jobs.length === 0 || this.closed) return;
+    if (this.post(jobs)) return;
+    for (const job of jobs) {
+      if (this.post([job])) continue;
+      const pending = this.pending.get(job.id);
+      this.pending.delete(job.id);
+      pending?.reject(new Error('the order could not be handed to a validation worker'));
+    }
+  }
+
+  /** Sends `jobs` to the least busy worker; false when they could not be sent. */
+  private post(jobs: ValidationJob[]): boolean {
     const i = this.load.indexOf(Math.min(...this.load));
+    try {
+      this.workers[i].postMessage(jobs);
+    } catch {
+      return false;
+    }
     this.load[i] += jobs.length;
-    this.workers[i].postMessage(jobs);
+    return true;
   }
 
   private settle(worker: number, outcomes: ValidationOutcome[]): void {
