@@ -8,17 +8,13 @@
  * - `request`: pool.request() and body.arrayBuffer(), the way most Node relays are written.
  *
  *   node dist/bench/bare-relay.js <port> <upstream url> [dispatch|request]
+ *
+ * The in-process micro-benchmark (gateway-micro.ts) uses the same handler without a listener.
  */
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { pathToFileURL } from 'node:url';
 import { Pool, type Dispatcher } from 'undici';
 
-const [port, upstream, api = 'dispatch'] = process.argv.slice(2);
-if (!port || !upstream || (api !== 'dispatch' && api !== 'request')) {
-  console.error('usage: bare-relay <port> <upstream url> [dispatch|request]');
-  process.exit(2);
-}
-const target = new URL(upstream);
-const pool = new Pool(target.origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 });
 const headers = { 'content-type': 'application/json' };
 
 /** Collects the upstream's answer and writes it to the client as it came. */
@@ -50,7 +46,7 @@ class Forward implements Dispatcher.DispatchHandler {
   }
 }
 
-function viaRequest(body: Buffer, res: ServerResponse): void {
+function viaRequest(pool: Pool, target: URL, body: Buffer, res: ServerResponse): void {
   pool
     .request({ path: target.pathname, method: 'POST', headers, body })
     .then(async (answer) => {
@@ -61,14 +57,29 @@ function viaRequest(body: Buffer, res: ServerResponse): void {
     .catch(() => res.writeHead(502).end());
 }
 
-createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-    if (api === 'request') viaRequest(body, res);
-    else pool.dispatch({ path: target.pathname, method: 'POST', headers, body }, new Forward(res));
-  });
-}).listen(Number(port), '127.0.0.1');
+export type BareApi = 'dispatch' | 'request';
 
-process.on('SIGTERM', () => process.exit(0));
+/** The relay's request handler: each POST body forwarded to `upstream`, its answer sent back as it came. */
+export function bareRelayHandler(upstream: string, api: BareApi = 'dispatch'): (req: IncomingMessage, res: ServerResponse) => void {
+  const target = new URL(upstream);
+  const pool = new Pool(target.origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 });
+  return (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      if (api === 'request') viaRequest(pool, target, body, res);
+      else pool.dispatch({ path: target.pathname, method: 'POST', headers, body }, new Forward(res));
+    });
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [port, upstream, api = 'dispatch'] = process.argv.slice(2);
+  if (!port || !upstream || (api !== 'dispatch' && api !== 'request')) {
+    console.error('usage: bare-relay <port> <upstream url> [dispatch|request]');
+    process.exit(2);
+  }
+  createServer(bareRelayHandler(upstream, api)).listen(Number(port), '127.0.0.1');
+  process.on('SIGTERM', () => process.exit(0));
+}

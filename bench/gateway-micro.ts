@@ -1,0 +1,164 @@
+/**
+ * The gateway's relay path in process, without client sockets (as eRPC measures its forward path with
+ * `go test -bench`): requests are built in memory as node:http request/response objects and handed to the
+ * service's own request handler (routing, API key and request id, validation, rate limits, cache policy,
+ * relay to a local anvil over undici, metrics), and to the bare relay's handler as the reference. For each
+ * channel it prints the CPU time and the bytes allocated per request, measured in this process: the
+ * upstream (anvil) runs in its own. `npm run bench -- gateway-micro`.
+ *
+ * Allocation is what the heap grew by plus what every garbage collection of the run freed (v8.GCProfiler).
+ * BENCH_MICRO_SECONDS (4) and BENCH_MICRO_CONCURRENCY (50) change the runs; BENCH_MICRO_ONLY=<name> runs
+ * one workload (for --cpu-prof / --heap-prof of just that path).
+ */
+import { IncomingMessage, ServerResponse, type IncomingHttpHeaders } from 'node:http';
+import { Duplex } from 'node:stream';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
+import { loadConfig } from '../src/config.js';
+import { startService, type Service } from '../src/service.js';
+import { createMainServer } from '../src/http/server.js';
+import { startTestChain } from '../test/support/chain.js';
+import { bareRelayHandler } from './bare-relay.js';
+import { round, type Figure } from './tools.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface MemoryRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: IncomingHttpHeaders;
+  body?: Buffer;
+}
+
+/** A socket that keeps what the response writes and never reads: enough for node:http's objects. */
+class MemorySocket extends Duplex {
+  readonly remoteAddress = '127.0.0.1';
+  readonly written: Buffer[] = [];
+  override _read(): void {}
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    this.written.push(chunk);
+    done();
+  }
+}
+
+/** Serves one in-memory request with `handler`; resolves the status and the raw response once finished. */
+function serveInMemory(handler: Handler, request: MemoryRequest): Promise<{ status: number; raw: string }> {
+  const socket = new MemorySocket();
+  const req = new IncomingMessage(socket as never);
+  req.method = request.method;
+  req.url = request.url;
+  req.headers = request.headers;
+  req.httpVersion = '1.1';
+  req.httpVersionMajor = 1;
+  req.httpVersionMinor = 1;
+  const res = new ServerResponse(req);
+  res.assignSocket(socket as never);
+  return new Promise((resolve, reject) => {
+    res.once('finish', () => resolve({ status: res.statusCode, raw: Buffer.concat(socket.written).toString() }));
+    res.once('error', reject);
+    handler(req, res);
+    if (request.body) req.push(request.body);
+    // What the HTTP parser sets once a body is whole; without it the request counts as aborted when it
+    // ends, and takes the socket down with it.
+    req.complete = true;
+    req.push(null);
+  });
+}
+
+interface Workload {
+  name: string;
+  handler: Handler;
+  /** The i-th request of the run. */
+  request(i: number): MemoryRequest;
+}
+
+interface MicroResult {
+  requests: number;
+  cpuUs: number;
+  bytes: number;
+}
+
+/** Keeps `concurrency` requests in flight for `seconds`; CPU and allocation per request of this process. */
+async function run(workload: Workload, seconds: number, concurrency: number): Promise<MicroResult> {
+  const first = await serveInMemory(workload.handler, workload.request(0));
+  if (first.status !== 200 || !first.raw.includes('"result"')) throw new Error(`${workload.name}: ${first.raw.slice(0, 300)}`);
+  const deadline = performance.now() + seconds * 1000;
+  let issued = 0;
+  let failed = 0;
+  const profiler = new GCProfiler();
+  const heapBefore = getHeapStatistics().used_heap_size;
+  profiler.start();
+  const cpuBefore = process.cpuUsage();
+  const lane = async () => {
+    while (performance.now() < deadline) {
+      const { status } = await serveInMemory(workload.handler, workload.request(++issued));
+      if (status !== 200) failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  const cpu = process.cpuUsage(cpuBefore);
+  const heapAfter = getHeapStatistics().used_heap_size;
+  const gcs = profiler.stop()?.statistics ?? [];
+  if (failed > 0) throw new Error(`${workload.name}: ${failed} requests failed`);
+  const freed = gcs.reduce((sum, gc) => sum + gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize, 0);
+  return { requests: issued, cpuUs: (cpu.user + cpu.system) / issued, bytes: (heapAfter - heapBefore + freed) / issued };
+}
+
+const rpc = (method: string, params: unknown[] = [], id = 1) => ({ jsonrpc: '2.0', id, method, params });
+const jsonHeaders = (host: string): IncomingHttpHeaders => ({ host, 'content-type': 'application/json' });
+
+export async function benchGatewayMicro(): Promise<Record<string, Figure>> {
+  const seconds = Number(process.env.BENCH_MICRO_SECONDS ?? 4);
+  const concurrency = Number(process.env.BENCH_MICRO_CONCURRENCY ?? 50);
+  const only = process.env.BENCH_MICRO_ONLY;
+  const chain = await startTestChain({ chainId: 1 });
+  let service: Service | undefined;
+  try {
+    await chain.send('anvil_mine', ['0x400']);
+    const upstream = chain.anvil.httpUrl;
+    // Every feature on, logs at info; no coalescing, so that each uncached request costs an upstream call
+    // as it does through the bare relay.
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', UPSTREAM_MAINNET: upstream, NETWORKS: 'mainnet', ORDERBOOK: 'off', COALESCE_READS: 'false', LOG_LEVEL: 'info', DATA_DIR: `/tmp/ethgate-micro-${process.pid}` });
+    service = await startService(config);
+    const gateway = service.gateway;
+    const server = createMainServer({ gateway, health: async () => ({ ready: true }) });
+    const viaGateway: Handler = (req, res) => void server.emit('request', req, res);
+    const bare = bareRelayHandler(upstream);
+
+    const single = Buffer.from(JSON.stringify(rpc('eth_blockNumber')));
+    const batch = Buffer.from(JSON.stringify(Array.from({ length: 10 }, (_, i) => rpc('eth_blockNumber', [], i + 1))));
+    // 100 old blocks, far below the head: final, so cached after the first read of each.
+    const oldBlocks = Array.from({ length: 100 }, (_, i) => Buffer.from(JSON.stringify(rpc('eth_getBlockByNumber', [`0x${(i + 1).toString(16)}`, false]))));
+    const network = jsonHeaders('mainnet.localhost');
+    const workloads: Workload[] = [
+      { name: 'bare_relay', handler: bare, request: () => ({ method: 'POST', url: '/', headers: jsonHeaders('127.0.0.1'), body: single }) },
+      { name: 'post', handler: viaGateway, request: () => ({ method: 'POST', url: '/', headers: network, body: single }) },
+      { name: 'rest_get', handler: viaGateway, request: () => ({ method: 'GET', url: '/v1/jsonrpc/mainnet/eth_blockNumber', headers: { host: '127.0.0.1' } }) },
+      { name: 'batch10', handler: viaGateway, request: () => ({ method: 'POST', url: '/', headers: network, body: batch }) },
+      { name: 'cache_hit', handler: viaGateway, request: (i) => ({ method: 'POST', url: '/', headers: network, body: oldBlocks[i % oldBlocks.length] }) },
+    ];
+    // Fill the cache with the old blocks before the cache-hit run.
+    for (const body of oldBlocks) await serveInMemory(viaGateway, { method: 'POST', url: '/', headers: network, body });
+
+    const figures: Record<string, Figure> = {};
+    const results = new Map<string, MicroResult>();
+    console.error(`gateway-micro: ${seconds} s per workload, ${concurrency} in flight`);
+    for (const workload of workloads) {
+      if (only && workload.name !== only && workload.name !== 'bare_relay') continue;
+      await run(workload, Math.min(1, seconds), concurrency); // warm-up
+      const result = await run(workload, seconds, concurrency);
+      results.set(workload.name, result);
+      figures[`gateway_micro.${workload.name}.cpu_per_request`] = { value: round(result.cpuUs, 2), unit: 'µs' };
+      figures[`gateway_micro.${workload.name}.bytes_per_request`] = { value: round(result.bytes), unit: 'B' };
+      console.error(`  ${workload.name}: ${round(result.cpuUs, 2)} µs, ${round(result.bytes)} B per request (${result.requests} requests)`);
+    }
+    const bareResult = results.get('bare_relay')!;
+    const post = results.get('post');
+    if (post) figures['gateway_micro.post.added_cpu_per_request'] = { value: round(post.cpuUs - bareResult.cpuUs, 2), unit: 'µs' };
+    const hit = results.get('cache_hit');
+    if (hit) figures['gateway_micro.ratio.cache_hit_vs_bare_relay_cpu'] = { value: round(hit.cpuUs / bareResult.cpuUs, 3), unit: 'x' };
+    return figures;
+  } finally {
+    await service?.stop();
+    await chain.stop();
+  }
+}
