@@ -220,6 +220,11 @@ class ChainFees implements FeeQuotes {
     return quote ? quote.minimalFee : null;
   }
 
+  async nativePrice(token: string): Promise<{ price: { numerator: bigint; denominator: bigint }; gasPrice: bigint } | null> {
+    const quote = await this.fresh(token);
+    return quote ? { price: { numerator: quote.price.numerator, denominator: quote.price.denominator }, gasPrice: quote.gasPrice } : null;
+  }
+
   /** A new quote for `token`; null when nothing prices it. */
   private async fresh(token: string): Promise<FeeQuote | null> {
     if (!this.quoter.hasPriceSource(token)) return null;
@@ -274,6 +279,7 @@ export async function openChain({ network, config, logger }: ChainOptions): Prom
     eip1271: (owner, digest, signature) => isValidEip1271Signature(rpc, owner, digest, signature),
     fees: new ChainFees(quoter),
     balances,
+    headBlock: () => heads.latest?.number ?? null,
     rpc,
     deployment,
     heads,

@@ -1,0 +1,63 @@
+/**
+ * Full app data documents (PUT/GET /api/v1/app_data): registered as AppDataRegistered events, one stream
+ * per hash, and read from the `app_data` read model, so that a replay restores them and every instance
+ * sharing the store finds them.
+ */
+import { ConcurrencyError, type EventStore } from '../eventstore/types.js';
+import type { ReadModelStore } from '../readmodels/types.js';
+import type { ProjectionRunner } from '../readmodels/runner.js';
+import type { AppDataObject } from '../generated/orderbook/app-data-object.js';
+import type { AppDataDoc } from '../../projections/app-data.js';
+import { validator } from '../schemas.js';
+import { appDataHashOf, checkFullAppData, isAppDataHash } from './domain/app-data.js';
+import { orderbookErrors } from './domain/errors.js';
+import { appDataRegistered, appDataStreamId } from './commands/book-events.js';
+
+const isAppDataObject = validator<AppDataObject>('orderbook/app-data-object.schema.json');
+
+export class AppDataRegistry {
+  constructor(
+    private readonly events: EventStore,
+    private readonly readModels: ReadModelStore,
+    private readonly runner: ProjectionRunner,
+    private readonly clock: () => number,
+  ) {}
+
+  /** A hash from a path: lowercase, InvalidAppDataHash unless 0x + 64 hex digits. */
+  static parseHash(value: string): string {
+    if (!isAppDataHash(value)) throw orderbookErrors.invalidAppDataHash(value);
+    return value.toLowerCase();
+  }
+
+  /** PUT /api/v1/app_data[/{hash}]: the document's hash and whether it is new (201) or known (200). */
+  async put(pathHash: string | null, body: unknown): Promise<{ hash: string; created: boolean }> {
+    const expected = pathHash === null ? null : AppDataRegistry.parseHash(pathHash);
+    if (!isAppDataObject(body)) throw orderbookErrors.fromSchema(isAppDataObject.errors, 'appData');
+    const full = checkFullAppData(body.fullAppData, orderbookErrors.appDataInvalid);
+    const hash = appDataHashOf(full);
+    if (expected !== null && expected !== hash) throw orderbookErrors.appDataHashMismatch(expected, hash);
+    return { hash, created: await this.register(hash, full) };
+  }
+
+  /**
+   * Appends AppDataRegistered unless the hash has its document already (the stream's version decides),
+   * and waits until the read model shows it. Whether this call registered it.
+   */
+  async register(hash: string, full: string): Promise<boolean> {
+    const event = appDataRegistered({ hash, fullAppData: full, registeredAt: new Date(this.clock()).toISOString() });
+    try {
+      const { position } = await this.events.append(appDataStreamId(hash), [event], 0);
+      await this.runner.waitFor(position);
+      return true;
+    } catch (err) {
+      if (err instanceof ConcurrencyError) return false;
+      throw err;
+    }
+  }
+
+  /** The document of `hash` (lowercase), or null. */
+  async get(hash: string): Promise<string | null> {
+    const row = await this.readModels.get<AppDataDoc>('app_data', hash);
+    return row?.doc.fullAppData ?? null;
+  }
+}
