@@ -3,6 +3,5 @@ import type { Projection } from '../src/readmodels/types.js';
 import { ordersProjection } from './orders.js';
 import { solvableOrdersProjection } from './solvable-orders.js';
 import { tradesProjection } from './trades.js';
-import { appDataProjection } from './app-data.js';
 
-export const projections: Projection<any>[] = [ordersProjection, solvableOrdersProjection, tradesProjection, appDataProjection];
+export const projections: Projection<any>[] = [ordersProjection, solvableOrdersProjection, tradesProjection];

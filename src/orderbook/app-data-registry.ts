@@ -1,25 +1,20 @@
 /**
  * Full app data documents (PUT/GET /api/v1/app_data): registered as AppDataRegistered events, one stream
- * per hash, and read from the `app_data` read model, so that a replay restores them and every instance
- * sharing the store finds them.
+ * per hash, and read back from that stream: the log is where they live (a replay has them, every instance
+ * sharing the store finds them), and a stream read by id needs no read model of its own.
  */
 import { ConcurrencyError, type EventStore } from '../eventstore/types.js';
-import type { ReadModelStore } from '../readmodels/types.js';
-import type { ProjectionRunner } from '../readmodels/runner.js';
 import type { AppDataObject } from '../generated/orderbook/app-data-object.js';
-import type { AppDataDoc } from '../../projections/app-data.js';
 import { validator } from '../schemas.js';
 import { appDataHashOf, checkFullAppData, isAppDataHash } from './domain/app-data.js';
 import { orderbookErrors } from './domain/errors.js';
-import { appDataRegistered, appDataStreamId } from './commands/book-events.js';
+import { appDataRegistered, appDataStreamId, type AppDataRegisteredData } from './commands/book-events.js';
 
 const isAppDataObject = validator<AppDataObject>('orderbook/app-data-object.schema.json');
 
 export class AppDataRegistry {
   constructor(
     private readonly events: EventStore,
-    private readonly readModels: ReadModelStore,
-    private readonly runner: ProjectionRunner,
     private readonly clock: () => number,
   ) {}
 
@@ -39,15 +34,11 @@ export class AppDataRegistry {
     return { hash, created: await this.register(hash, full) };
   }
 
-  /**
-   * Appends AppDataRegistered unless the hash has its document already (the stream's version decides),
-   * and waits until the read model shows it. Whether this call registered it.
-   */
+  /** Appends AppDataRegistered unless the hash has its document already (the stream's version decides). Whether this call registered it. */
   async register(hash: string, full: string): Promise<boolean> {
     const event = appDataRegistered({ hash, fullAppData: full, registeredAt: new Date(this.clock()).toISOString() });
     try {
-      const { position } = await this.events.append(appDataStreamId(hash), [event], 0);
-      await this.runner.waitFor(position);
+      await this.events.append(appDataStreamId(hash), [event], 0);
       return true;
     } catch (err) {
       if (err instanceof ConcurrencyError) return false;
@@ -57,7 +48,7 @@ export class AppDataRegistry {
 
   /** The document of `hash` (lowercase), or null. */
   async get(hash: string): Promise<string | null> {
-    const row = await this.readModels.get<AppDataDoc>('app_data', hash);
-    return row?.doc.fullAppData ?? null;
+    const [event] = await this.events.readStream(appDataStreamId(hash));
+    return event?.type === 'AppDataRegistered' ? (event.data as AppDataRegisteredData).fullAppData : null;
   }
 }

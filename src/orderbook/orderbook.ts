@@ -36,7 +36,7 @@ import type { StoredOrderQuote } from '../generated/orderbook/stored-order-quote
 import { normalizeOrderBody } from './domain/app-data.js';
 import { orderClass, priceNumber } from './domain/quote.js';
 import { verifyCancellations } from './domain/cancellation.js';
-import { foldOrderEvents, status as orderStatus } from './commands/order-state.js';
+import { foldOrderEvents, presentOrder, status as orderStatus } from './commands/order-state.js';
 import { parseOrderEvent } from './commands/events.js';
 import { decideCancelOrder } from './commands/cancel-order.js';
 import type { OrderExtras } from './commands/create-order.js';
@@ -98,8 +98,8 @@ export class OrderBook {
   constructor(private readonly parts: OrderBookParts) {
     this.clock = parts.clock ?? Date.now;
     this.domainSeparator = domainSeparator(gpv2Domain(parts.chain.chainId, parts.chain.settlement));
-    this.solvable = new SolvableOrders(parts.readModels, parts.runner, parts.chain.balances);
-    this.appData = new AppDataRegistry(parts.events, parts.readModels, parts.runner, this.clock);
+    this.solvable = new SolvableOrders(parts.readModels, parts.runner, parts.chain.balances, parts.chain.settlement.toLowerCase());
+    this.appData = new AppDataRegistry(parts.events, this.clock);
     this.quotes = new Quotes(parts.events, parts.chain, parts.config, this.clock);
   }
 
@@ -183,28 +183,11 @@ export class OrderBook {
     return extras;
   }
 
-  /**
-   * An order as today's API returns it: the seed's Order plus class (limit unless a quote says market),
-   * settlementContract, fullAppData, executedFee (the signed fee is already in executedFeeAmount; a fee
-   * taken in the price is not measured: "0"), executedFeeToken and the quote.
-   */
-  private present(order: Order): Order {
-    return {
-      ...order,
-      class: order.class ?? 'limit',
-      settlementContract: this.parts.chain.settlement.toLowerCase(),
-      fullAppData: order.fullAppData ?? null,
-      executedFee: '0',
-      executedFeeToken: order.sellToken,
-      quote: order.quote ?? null,
-    };
-  }
-
   /** The order of a read model row at `now`, presented. */
   private async view(row: { key: string; doc: OrderDoc }, now: number): Promise<Order | null> {
     const funding = await this.solvable.fundingOf(row.key, now);
     const order = orderView(stateFromFacts(row.doc), now, funding?.availableBalance ?? null);
-    return order && this.present(order);
+    return order && presentOrder(order, this.parts.chain.settlement.toLowerCase());
   }
 
   /** DELETE /api/v1/orders/{UID}. */
@@ -246,7 +229,7 @@ export class OrderBook {
     for (const row of rows) {
       const funding = await this.solvable.fundingOf(row.key, now);
       if (funding && !funding.funded && !filter.includeInsufficientBalance) continue;
-      orders.push(this.present(orderView(stateFromFacts(row.doc), now, funding?.availableBalance ?? null)!));
+      orders.push(presentOrder(orderView(stateFromFacts(row.doc), now, funding?.availableBalance ?? null)!, this.parts.chain.settlement.toLowerCase()));
     }
     return orders;
   }
