@@ -42,7 +42,8 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   // Today's API (cowprotocol/services' openapi.yml), beside the seed's endpoints.
   router.delete('/orders', async (ctx) => {
     await book.cancelOrders(await jsonBody(ctx, options.maxBodyBytes));
-    ctx.body = 'Cancelled';
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify('Cancelled');
   });
 
   router.post('/orders/by_uids', async (ctx) => {
