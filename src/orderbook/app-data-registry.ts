@@ -10,6 +10,7 @@ import { appDataHashOf, checkFullAppData, isAppDataHash } from './domain/app-dat
 import { orderbookErrors } from './domain/errors.js';
 import { appDataRegistered, appDataStreamId, type AppDataRegisteredData } from './commands/book-events.js';
 
+const ZERO_APP_DATA = '0x' + '00'.repeat(32);
 const isAppDataObject = validator<AppDataObject>('orderbook/app-data-object.schema.json');
 
 export class AppDataRegistry {
@@ -44,6 +45,14 @@ export class AppDataRegistry {
       if (err instanceof ConcurrencyError) return false;
       throw err;
     }
+  }
+
+  /**
+   * The document an order's app data names, or null: the zero app data (what the seed's clients sign)
+   * names none, so orders carrying it cost no read.
+   */
+  documentOf(hash: string): Promise<string | null> {
+    return hash === ZERO_APP_DATA ? Promise.resolve(null) : this.get(hash);
   }
 
   /** The document of `hash` (lowercase), or null. */

@@ -153,7 +153,7 @@ export class OrderBook {
     const creationDate = new Date(this.clock()).toISOString();
     const { position } = await handleOrderCommand(this.parts.events, {
       type: 'CreateOrder',
-      data: { order, creationDate, extras: this.extrasOf(order, fullAppData ?? (await this.appData.get(order.appData)), quote) },
+      data: { order, creationDate, extras: this.extrasOf(order, fullAppData ?? (await this.appData.documentOf(order.appData)), quote) },
     });
     if (position !== null) await this.parts.runner.waitFor(position);
     return order.uid;
