@@ -79,7 +79,7 @@ export const orderbookErrors = {
   appDataInvalid: (detail: string) => badRequest('AppDataInvalid', detail),
   appDataHashMismatch: (expected: string, actual: string) =>
     badRequest('AppDataHashMismatch', `appDataHash ${expected} is not the keccak256 ${actual} of the app data`),
-  quoteNotFound: (id: number) => new OrderbookError(404, 'QuoteNotFound', `quote ${id} not found`),
+  quoteNotFound: (id: number) => badRequest('QuoteNotFound', `quote ${id} not found`),
   invalidQuote: (detail: string) => badRequest('InvalidQuote', detail),
   noLiquidity: (token: string) => new OrderbookError(404, 'NoLiquidity', `no price for token ${token}`),
   sellAmountDoesNotCoverFee: (fee: bigint) =>

@@ -134,7 +134,7 @@ describe('order book API: today\'s CoW API', function () {
     const signed = await signOrder(alice, h.domain, params);
     await refused(() => postOrder(h.api, { ...signed.body, appData: doc, appDataHash: '0x' + '00'.repeat(32) }), 400, 'AppDataHashMismatch');
     await refused(() => postOrder(h.api, { ...signed.body, appData: '{"unterminated' }), 400, 'InvalidAppData');
-    await refused(() => postOrder(h.api, { ...signed.body, quoteId: 999_999 }), 404, 'QuoteNotFound');
+    await refused(() => postOrder(h.api, { ...signed.body, quoteId: 999_999 }), 400, 'QuoteNotFound');
     const other = (await postJson(`${h.api}/quote`, quoteBody({ kind: 'buy', sellAmountBeforeFee: undefined, buyAmountAfterFee: '1000' }))).json;
     await refused(() => postOrder(h.api, { ...signed.body, quoteId: other.id }), 400, 'InvalidQuote');
     await refused(() => postOrder(h.api, signed.body), 400, 'InsufficientFee');
