@@ -220,9 +220,11 @@ class ChainFees implements FeeQuotes {
     return quote ? quote.minimalFee : null;
   }
 
+  /** The price now, kept as no fee quote (quotes of today's API do not lower the seed's minimal fee). */
   async nativePrice(token: string): Promise<{ price: { numerator: bigint; denominator: bigint }; gasPrice: bigint } | null> {
-    const quote = await this.fresh(token);
-    return quote ? { price: { numerator: quote.price.numerator, denominator: quote.price.denominator }, gasPrice: quote.gasPrice } : null;
+    if (!this.quoter.hasPriceSource(token)) return null;
+    const result = await this.quoter.price(token);
+    return result.priced ? { price: { numerator: result.price.numerator, denominator: result.price.denominator }, gasPrice: result.gasPrice } : null;
   }
 
   /** A new quote for `token`; null when nothing prices it. */

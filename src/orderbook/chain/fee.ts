@@ -114,8 +114,11 @@ export class FeeQuoter {
     if (this.pools.size > 0 && !this.nativeToken) throw new ChainError('price pools need the native token they pair with');
   }
 
-  /** A new quote, kept for lowestValidQuote; ChainError when the chain cannot be read. */
-  async quote(sellToken: string): Promise<FeeQuoteResult> {
+  /**
+   * The token's price and the gas price now, without keeping a quote (today's POST /api/v1/quote and native
+   * prices use it); why not when nothing prices it. ChainError when the chain cannot be read.
+   */
+  async price(sellToken: string): Promise<{ priced: true; price: Price; gasPrice: bigint } | { priced: false; reason: string }> {
     const token = sellToken.toLowerCase();
     const pool = this.pools.get(token);
     const calls = [{ method: 'eth_gasPrice', params: [] as unknown[] }];
@@ -130,8 +133,17 @@ export class FeeQuoter {
     const price = this.nativePrice(token) ?? (typeof fromPool === 'string' ? null : fromPool) ?? this.tablePrice(token);
     if (!price) {
       const why = typeof fromPool === 'string' ? ` (pool ${pool} ${fromPool})` : '';
-      return { priceable: false, reason: `no price for token ${token}${why}` };
+      return { priced: false, reason: `no price for token ${token}${why}` };
     }
+    return { priced: true, price, gasPrice };
+  }
+
+  /** A new quote, kept for lowestValidQuote; ChainError when the chain cannot be read. */
+  async quote(sellToken: string): Promise<FeeQuoteResult> {
+    const token = sellToken.toLowerCase();
+    const priced = await this.price(token);
+    if (!priced.priced) return { priceable: false, reason: priced.reason };
+    const { price, gasPrice } = priced;
     const now = this.now();
     const quote: FeeQuote = {
       sellToken: token,
