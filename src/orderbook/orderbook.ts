@@ -176,9 +176,7 @@ export class OrderBook {
       };
       extras.quoteId = quote.id;
       extras.quote = stored;
-      const amounts = { sellAmount: BigInt(quote.sellAmount), buyAmount: BigInt(quote.buyAmount), feeAmount: BigInt(quote.feeAmount) };
-      // The quote's sellAmount is after the fee: the order's limit is compared with it as signed.
-      extras.class = orderClass(order, { ...amounts, feeAmount: 0n });
+      extras.class = orderClass(order, { sellAmount: BigInt(quote.sellAmount), buyAmount: BigInt(quote.buyAmount) });
     }
     return extras;
   }

@@ -82,12 +82,12 @@ export function quoteAmounts(
 }
 
 /**
- * market when the order's limit price is within its quote (it asks no more per unit sold than the quote
- * gives, fee included), else limit; limit without a quote.
+ * market when the order's limit price is within its quote (it asks no more buy token per sell token, its
+ * signed fee included, than the quote's sellAmount after the fee gives), else limit; limit without a quote.
  */
 export function orderClass(
   order: { sellAmount: bigint; buyAmount: bigint; feeAmount: bigint },
-  quote: { sellAmount: bigint; buyAmount: bigint; feeAmount: bigint } | null,
+  quote: { sellAmount: bigint; buyAmount: bigint } | null,
 ): 'market' | 'limit' {
   if (!quote) return 'limit';
   // order.buy / (order.sell + order.fee) <= quote.buy / quote.sell
