@@ -32,6 +32,7 @@ import type { ChainContext } from './chain-context.js';
 import type { OrderDoc } from '../../projections/orders.js';
 import type { CompetitionOrderStatus } from '../generated/orderbook/competition-order-status.js';
 import type { Auction } from '../generated/orderbook/auction.js';
+import type { AuctionOrder } from '../generated/orderbook/auction-order.js';
 import type { StoredOrderQuote } from '../generated/orderbook/stored-order-quote.js';
 import { normalizeOrderBody } from './domain/app-data.js';
 import { orderClass, priceNumber } from './domain/quote.js';
@@ -403,7 +404,7 @@ export class OrderBook {
   async auction(): Promise<{ etag: string; body: string }> {
     const answer = await this.solvable.answer(this.now());
     if (this.auctionCache?.etag === answer.etag) return this.auctionCache;
-    const orders = JSON.parse(answer.body.toString('utf8')) as Order[];
+    const orders = (JSON.parse(answer.body.toString('utf8')) as Order[]).map(auctionOrder);
     const prices: Record<string, string> = {};
     for (const token of new Set(orders.flatMap((o) => [o.sellToken, o.buyToken]))) {
       const priced = await this.quotes.price(token).catch(() => null);
@@ -442,4 +443,32 @@ export class OrderBook {
     }
     return result;
   }
+}
+
+/** A solvable order as GET /api/v1/auction forwards it (the reference's AuctionOrder). */
+function auctionOrder(order: Order): AuctionOrder {
+  return {
+    uid: order.uid,
+    sellToken: order.sellToken,
+    buyToken: order.buyToken,
+    sellAmount: order.sellAmount,
+    buyAmount: order.buyAmount,
+    created: String(Math.floor(Date.parse(order.creationDate) / 1000)),
+    validTo: order.validTo,
+    kind: order.kind,
+    receiver: order.receiver,
+    owner: order.owner,
+    partiallyFillable: order.partiallyFillable,
+    executed: order.kind === 'sell' ? order.executedSellAmountBeforeFees : order.executedBuyAmount,
+    preInteractions: [],
+    postInteractions: [],
+    sellTokenBalance: order.sellTokenBalance,
+    buyTokenBalance: order.buyTokenBalance,
+    class: order.class ?? 'limit',
+    appData: order.appData,
+    signature: order.signature,
+    signingScheme: order.signingScheme,
+    protocolFees: [],
+    ...(order.quote ? { quote: { sellAmount: order.quote.sellAmount, buyAmount: order.quote.buyAmount, fee: order.quote.feeAmount } } : {}),
+  };
 }

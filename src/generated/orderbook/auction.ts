@@ -6,57 +6,48 @@
 export interface Auction {
   id: number;
   block: number;
-  orders: Order[];
+  orders: AuctionOrder[];
   prices: {
     [k: string]: string;
   };
 }
 /**
- * An order as the order book returns it (GET /api/v1/orders, /api/v1/orders/{UID}, /api/v1/solvable_orders): the signed fields, addresses in lowercase, plus what the book knows about it. executedSellAmount includes the fee; invalidated is true when the order was cancelled off-chain or invalidated on-chain. Today's API adds class, settlementContract, fullAppData, executedFee, executedFeeToken and quote (GET /orders/{UID}, /account/{owner}/orders, /orders/by_uids, /transactions/{txHash}/orders).
+ * A solvable order of GET /api/v1/auction, as the reference forwards it to solvers: created in epoch seconds (a string), executed the sell amount (before fees) or buy amount executed so far by kind, no interactions or protocol fees here, and the quote it was placed with ({sellAmount, buyAmount, fee}) when it has one. signingScheme is added (solvers need it to encode the trade).
  */
-export interface Order {
+export interface AuctionOrder {
   uid: string;
-  owner: string;
-  creationDate: string;
   sellToken: string;
   buyToken: string;
-  receiver: string | null;
   sellAmount: string;
   buyAmount: string;
+  created: string;
   validTo: number;
-  appData: string;
-  feeAmount: string;
   kind: 'sell' | 'buy';
+  receiver: string | null;
+  owner: string;
   partiallyFillable: boolean;
+  executed: string;
+  /**
+   * @maxItems 0
+   */
+  preInteractions: unknown[];
+  /**
+   * @maxItems 0
+   */
+  postInteractions: unknown[];
   sellTokenBalance: 'erc20' | 'external' | 'internal';
   buyTokenBalance: 'erc20' | 'internal';
-  signingScheme: 'eip712' | 'ethsign' | 'eip1271' | 'presign';
+  class: 'market' | 'limit' | 'liquidity';
+  appData: string;
   signature: string;
-  availableBalance: string | null;
-  executedSellAmount: string;
-  executedSellAmountBeforeFees: string;
-  executedBuyAmount: string;
-  executedFeeAmount: string;
-  invalidated: boolean;
-  status: 'presignaturePending' | 'open' | 'fulfilled' | 'cancelled' | 'expired';
-  class?: 'market' | 'limit' | 'liquidity';
-  settlementContract?: string;
-  fullAppData?: string | null;
-  executedFee?: string;
-  executedFeeToken?: string;
-  quoteId?: number;
-  quote?: StoredOrderQuote | null;
-}
-/**
- * The quote an order was placed with (the reference's StoredOrderQuote): gas and prices at quoting time, amounts in base units.
- */
-export interface StoredOrderQuote {
-  gasAmount: string;
-  gasPrice: string;
-  sellTokenPrice: string;
-  sellAmount: string;
-  buyAmount: string;
-  feeAmount: string;
-  solver: string;
-  verified: boolean;
+  signingScheme?: 'eip712' | 'ethsign' | 'eip1271' | 'presign';
+  /**
+   * @maxItems 0
+   */
+  protocolFees: unknown[];
+  quote?: {
+    sellAmount: string;
+    buyAmount: string;
+    fee: string;
+  };
 }

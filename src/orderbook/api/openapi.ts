@@ -23,6 +23,7 @@ const COMPONENTS: Record<string, string> = {
   NativePriceResponse: 'orderbook/native-price.schema.json',
   TotalSurplus: 'orderbook/total-surplus.schema.json',
   Auction: 'orderbook/auction.schema.json',
+  AuctionOrder: 'orderbook/auction-order.schema.json',
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

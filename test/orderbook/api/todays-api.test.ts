@@ -225,6 +225,12 @@ describe('order book API: today\'s CoW API', function () {
     assert.ok(Number.isInteger(first.json.id) && first.json.block > 0);
     const uids = first.json.orders.map((o: { uid: string }) => o.uid);
     assert.deepEqual(uids, (await get(h.api, '/solvable_orders')).json.map((o: { uid: string }) => o.uid));
+    const shown = first.json.orders[0];
+    assert.deepEqual(
+      [typeof shown.created, shown.preInteractions, shown.protocolFees, shown.class, typeof shown.executed],
+      ['string', [], [], shown.quote ? 'market' : 'limit', 'string'],
+      'the reference\'s AuctionOrder',
+    );
     assert.equal(first.json.prices[TKA.toLowerCase()], e18(1).toString());
     assert.equal(first.json.prices[TKB.toLowerCase()], (e18(1) / 2n).toString());
     assert.equal((await get(h.api, '/auction', { 'if-none-match': etag })).status, 304);
