@@ -15,10 +15,14 @@ export interface FeeQuotes {
    */
   minimalFee(token: string): Promise<bigint | null>;
   /**
-   * The token's price in the native token (atoms per atom) and the gas price, from the fee's sources, for
-   * today's quotes and native prices; null when nothing prices it. Absent: no token can be priced.
+   * The token's price in the native token (atoms per atom) and, when `withGasPrice`, the gas price, from
+   * the fee's sources, for today's quotes and native prices; null when nothing prices it. Absent: no token
+   * can be priced.
    */
-  nativePrice?(token: string): Promise<{ price: { numerator: bigint; denominator: bigint }; gasPrice: bigint } | null>;
+  nativePrice?(
+    token: string,
+    withGasPrice: boolean,
+  ): Promise<{ price: { numerator: bigint; denominator: bigint }; gasPrice: bigint | null } | null>;
 }
 
 export interface SpendableBalances {

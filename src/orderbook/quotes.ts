@@ -28,9 +28,9 @@ export class Quotes {
     private readonly clock: () => number,
   ) {}
 
-  /** The token's price in the native token and the gas price; NoLiquidity (404) when nothing prices it. */
-  async price(token: string): Promise<{ price: TokenPrice; gasPrice: bigint }> {
-    const priced = this.chain.fees.nativePrice ? await this.chain.fees.nativePrice(token) : null;
+  /** The token's price in the native token (and the gas price when asked); NoLiquidity (404) when nothing prices it. */
+  async price(token: string, withGasPrice = false): Promise<{ price: TokenPrice; gasPrice: bigint | null }> {
+    const priced = this.chain.fees.nativePrice ? await this.chain.fees.nativePrice(token, withGasPrice) : null;
     if (!priced) throw orderbookErrors.noLiquidity(token);
     return priced;
   }
@@ -47,9 +47,10 @@ export class Quotes {
     const validTo = quoteValidTo(body, now);
     const minValidTo = now + this.config.minValidToSeconds;
     if (validTo < minValidTo) throw orderbookErrors.insufficientValidTo(minValidTo);
-    const [sell, buy] = await Promise.all([this.price(sellToken), this.price(buyToken)]);
+    const [sell, buy] = await Promise.all([this.price(sellToken, true), this.price(buyToken)]);
+    const gasPrice = sell.gasPrice!;
     const gasAmount = BigInt(this.config.gasPerTrade);
-    const amounts = quoteAmounts(side, sell.price, buy.price, sell.gasPrice, gasAmount);
+    const amounts = quoteAmounts(side, sell.price, buy.price, gasPrice, gasAmount);
     if (amounts.buyAmount === 0n) throw orderbookErrors.zeroAmount();
     const quotedAt = new Date(this.clock());
     const data: QuoteIssuedData = {
@@ -70,7 +71,7 @@ export class Quotes {
       from: body.from.toLowerCase(),
       priceQuality: body.priceQuality ?? 'verified',
       gasAmount: gasAmount.toString(),
-      gasPrice: sell.gasPrice.toString(),
+      gasPrice: gasPrice.toString(),
       sellTokenPrice: String(Number(sell.price.numerator) / Number(sell.price.denominator)),
       expiration: new Date(quotedAt.getTime() + this.config.feeQuoteTtlSeconds * 1000).toISOString(),
       quotedAt: quotedAt.toISOString(),

@@ -221,9 +221,12 @@ class ChainFees implements FeeQuotes {
   }
 
   /** The price now, kept as no fee quote (quotes of today's API do not lower the seed's minimal fee). */
-  async nativePrice(token: string): Promise<{ price: { numerator: bigint; denominator: bigint }; gasPrice: bigint } | null> {
+  async nativePrice(
+    token: string,
+    withGasPrice: boolean,
+  ): Promise<{ price: { numerator: bigint; denominator: bigint }; gasPrice: bigint | null } | null> {
     if (!this.quoter.hasPriceSource(token)) return null;
-    const result = await this.quoter.price(token);
+    const result = await this.quoter.price(token, withGasPrice);
     return result.priced ? { price: { numerator: result.price.numerator, denominator: result.price.denominator }, gasPrice: result.gasPrice } : null;
   }
 

@@ -115,19 +115,24 @@ export class FeeQuoter {
   }
 
   /**
-   * The token's price and the gas price now, without keeping a quote (today's POST /api/v1/quote and native
-   * prices use it); why not when nothing prices it. ChainError when the chain cannot be read.
+   * The token's price now and, unless `withGasPrice` is false, the gas price, without keeping a quote
+   * (today's POST /api/v1/quote and native prices use it); why not when nothing prices it. A table price
+   * asked without the gas price reads nothing from the chain. ChainError when the chain cannot be read.
    */
-  async price(sellToken: string): Promise<{ priced: true; price: Price; gasPrice: bigint } | { priced: false; reason: string }> {
+  async price(
+    sellToken: string,
+    withGasPrice = true,
+  ): Promise<{ priced: true; price: Price; gasPrice: bigint | null } | { priced: false; reason: string }> {
     const token = sellToken.toLowerCase();
     const pool = this.pools.get(token);
-    const calls = [{ method: 'eth_gasPrice', params: [] as unknown[] }];
+    const calls: { method: string; params: unknown[] }[] = withGasPrice ? [{ method: 'eth_gasPrice', params: [] }] : [];
     if (pool && token !== this.nativeToken) {
       const read = (fn: string) => ({ method: 'eth_call', params: [{ to: pool, data: pairInterface.encodeFunctionData(fn) }, 'latest'] });
       calls.push(read('token0'), read('token1'), read('getReserves'));
     }
-    const [gas, ...poolAnswers] = await this.rpc.batch(calls);
-    const gasPrice = BigInt(resultOf(gas, 'eth_gasPrice') as string);
+    const answers = calls.length > 0 ? await this.rpc.batch(calls) : [];
+    const gasPrice = withGasPrice ? BigInt(resultOf(answers[0], 'eth_gasPrice') as string) : null;
+    const poolAnswers = withGasPrice ? answers.slice(1) : answers;
 
     const fromPool = pool ? this.poolPrice(token, poolAnswers) : null;
     const price = this.nativePrice(token) ?? (typeof fromPool === 'string' ? null : fromPool) ?? this.tablePrice(token);
@@ -143,7 +148,8 @@ export class FeeQuoter {
     const token = sellToken.toLowerCase();
     const priced = await this.price(token);
     if (!priced.priced) return { priceable: false, reason: priced.reason };
-    const { price, gasPrice } = priced;
+    const { price } = priced;
+    const gasPrice = priced.gasPrice!;
     const now = this.now();
     const quote: FeeQuote = {
       sellToken: token,
