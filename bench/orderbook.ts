@@ -11,8 +11,10 @@
  * - replay: events per second of `replayOrderbook()` (what `npm run replay` runs: in memory, one worker
  *   thread per core) over a synthetic log of `replayEvents` valid order events (creations, trades,
  *   cancellations) in a fresh SQLite event store;
- * - reference: signature recoveries per second of the native secp256k1 binding alone, on this machine now.
- * Run alone: `node dist/bench/orderbook.js` (DATABASE_URL for PostgreSQL), or through `npm run bench`.
+ * - reference: signature recoveries per second of the native secp256k1 binding alone, on this machine now;
+ * - quote: POST /api/v1/quote latency p50/p99 with `quoteClients` clients each asking one quote after the
+ *   other (SQLite; every quote is a QuoteIssued event appended to the log).
+ * Run alone: `node dist/bench/orderbook.js [section ...]` (DATABASE_URL for PostgreSQL), or through `npm run bench`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,11 +59,16 @@ export interface OrderbookBenchOptions {
   verbose?: boolean;
   /** What to measure (default all; postgres only with a database URL). */
   sections?: Section[];
+  /** Concurrent clients of the quote latency figure (default 50). */
+  quoteClients?: number;
+  /** Quotes each client asks, one after the other (default 40). */
+  quotesPerClient?: number;
   /** Options for the service's node, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] for a profile of the intake. */
   serviceNodeArgs?: string[];
 }
 
-export type Section = 'reference' | 'sqlite' | 'postgres' | 'replay';
+export type Section = 'reference' | 'sqlite' | 'postgres' | 'replay' | 'quote';
+const SECTIONS: Section[] = ['reference', 'sqlite', 'postgres', 'replay', 'quote'];
 
 type Figures = Record<string, Figure>;
 
@@ -327,6 +334,71 @@ async function benchReplay(events: number, log: (line: string) => void): Promise
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Quotes (today's CoW API)
+
+async function benchQuotes(clients: number, perClient: number, log: (line: string) => void): Promise<Figures> {
+  const chain = await startTestChain({ chainId: 1 });
+  const dataDir = mkdtempSync(join(tmpdir(), 'ethgate-bench-ob-quote-'));
+  let service: ServiceProcess | undefined;
+  let pool: Pool | undefined;
+  try {
+    const dev = await bootstrapDevChain(chain.rpc);
+    const env: Record<string, string> = {
+      PORT: String(await freePort()),
+      DATA_DIR: dataDir,
+      NETWORKS: 'mainnet',
+      ORDERBOOK: 'on',
+      UPSTREAM_MAINNET: chain.anvil.httpUrl,
+      SETTLEMENT_CONTRACT: dev.settlement,
+      TOKEN_PRICES: `${dev.tokens.TKA}=1,${dev.tokens.TKB}=0.5`,
+      LOG_LEVEL: 'warn',
+    };
+    service = await spawnService(env);
+    pool = new Pool(`http://127.0.0.1:${env.PORT}`, { connections: clients, pipelining: 1 });
+    const body = (i: number) =>
+      JSON.stringify({
+        sellToken: dev.tokens.TKA,
+        buyToken: dev.tokens.TKB,
+        from: hex(0x5000 + i, 20),
+        kind: 'sell',
+        sellAmountBeforeFee: parseUnits(String(10 + i), 18).toString(),
+        validFor: 600,
+      });
+    const ask = async (i: number): Promise<number> => {
+      const started = process.hrtime.bigint();
+      const res = await pool!.request({ path: '/api/v1/quote', method: 'POST', headers: { 'content-type': 'application/json' }, body: body(i) });
+      await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`POST /api/v1/quote answered ${res.statusCode}`);
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    for (let i = 0; i < clients; i++) await ask(i); // warm-up
+    const times: number[] = [];
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: clients }, async (_, c) => {
+        for (let q = 0; q < perClient; q++) times.push(await ask(c * perClient + q));
+      }),
+    );
+    const seconds = (Date.now() - started) / 1000;
+    times.sort((a, b) => a - b);
+    log(
+      `quote: ${times.length} quotes by ${clients} clients in ${seconds.toFixed(2)} s (${Math.round(times.length / seconds)}/s): ` +
+        `p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms`,
+    );
+    return {
+      'orderbook.quote_sqlite_50_clients.p50': { value: round(percentile(times, 50), 2), unit: 'ms' },
+      'orderbook.quote_sqlite_50_clients.p99': { value: round(percentile(times, 99), 2), unit: 'ms' },
+      'orderbook.quote_sqlite.quotes_per_s': { value: Math.round(times.length / seconds), unit: 'quotes/s' },
+    };
+  } finally {
+    await pool?.destroy().catch(() => undefined);
+    await service?.stop();
+    await chain.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
 
 export async function benchOrderbook(options: OrderbookBenchOptions = {}): Promise<Figures> {
   const o = {
@@ -339,7 +411,9 @@ export async function benchOrderbook(options: OrderbookBenchOptions = {}): Promi
     solvableRequests: options.solvableRequests ?? 200,
     replayEvents: options.replayEvents ?? 1_000_000,
     verbose: options.verbose ?? true,
-    sections: options.sections ?? (['reference', 'sqlite', 'postgres', 'replay'] as Section[]),
+    sections: options.sections ?? SECTIONS,
+    quoteClients: options.quoteClients ?? 50,
+    quotesPerClient: options.quotesPerClient ?? 40,
     serviceNodeArgs: options.serviceNodeArgs ?? [],
   };
   const wanted = (section: Section) => o.sections.includes(section);
@@ -390,6 +464,7 @@ async function measure(
   }
 
   if (wanted('replay')) Object.assign(figures, await benchReplay(o.replayEvents, log));
+  if (wanted('quote')) Object.assign(figures, await benchQuotes(o.quoteClients, o.quotesPerClient, log));
   return figures;
 }
 
@@ -426,7 +501,10 @@ function printReference(figures: Figures): void {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const figures = await benchOrderbook();
+  const sections = process.argv.slice(2) as Section[];
+  const unknown = sections.filter((name) => !SECTIONS.includes(name));
+  if (unknown.length > 0) throw new Error(`unknown sections ${unknown.join(', ')}; known: ${SECTIONS.join(', ')}`);
+  const figures = await benchOrderbook(sections.length > 0 ? { sections } : {});
   console.log(JSON.stringify(figures, null, 2));
   process.exit(0);
 }

@@ -19,7 +19,8 @@ function tradeKeys(event: StoredEvent): string[] {
 
 export const tradesProjection: Projection<Trade> = {
   name: 'trades',
-  version: 1,
+  // 2: txHash beside transactionHash, and the tx_hash column (GET /api/v1/transactions/{txHash}/orders).
+  version: 2,
   keysOf: tradeKeys,
   apply(doc, stored) {
     const event = parseOrderEvent(stored);
@@ -37,6 +38,7 @@ export const tradesProjection: Projection<Trade> = {
       sellAmountBeforeFees: t.sellAmountBeforeFees,
       buyAmount: t.buyAmount,
       transactionHash: t.chain.transactionHash,
+      txHash: t.chain.transactionHash,
     };
   },
   columns: {
@@ -44,5 +46,6 @@ export const tradesProjection: Projection<Trade> = {
     order_uid: { type: 'text', of: (t) => t.orderUid },
     block_number: { type: 'integer', of: (t) => t.blockNumber },
     log_index: { type: 'integer', of: (t) => t.logIndex },
+    tx_hash: { type: 'text', of: (t) => t.txHash },
   },
 };

@@ -14,6 +14,15 @@ export interface FeeQuotes {
    * one; null when the token cannot be priced (then no minimum applies).
    */
   minimalFee(token: string): Promise<bigint | null>;
+  /**
+   * The token's price in the native token (atoms per atom) and, when `withGasPrice`, the gas price, from
+   * the fee's sources, for today's quotes and native prices; null when nothing prices it. Absent: no token
+   * can be priced.
+   */
+  nativePrice?(
+    token: string,
+    withGasPrice: boolean,
+  ): Promise<{ price: { numerator: bigint; denominator: bigint }; gasPrice: bigint | null } | null>;
 }
 
 export interface SpendableBalances {
@@ -37,4 +46,6 @@ export interface ChainContext {
   eip1271(owner: string, digest: string, signature: string): Promise<boolean>;
   fees: FeeQuotes;
   balances: SpendableBalances;
+  /** The newest block number seen, if known (GET /api/v1/auction's block). */
+  headBlock?(): number | null;
 }

@@ -30,6 +30,20 @@ import { handleOrderCommand } from './command-handler.js';
 import { SolvableOrders } from './solvable-orders.js';
 import type { ChainContext } from './chain-context.js';
 import type { OrderDoc } from '../../projections/orders.js';
+import type { CompetitionOrderStatus } from '../generated/orderbook/competition-order-status.js';
+import type { Auction } from '../generated/orderbook/auction.js';
+import type { AuctionOrder } from '../generated/orderbook/auction-order.js';
+import type { StoredOrderQuote } from '../generated/orderbook/stored-order-quote.js';
+import { normalizeOrderBody } from './domain/app-data.js';
+import { orderClass, priceNumber } from './domain/quote.js';
+import { verifyCancellations } from './domain/cancellation.js';
+import { foldOrderEvents, presentOrder, status as orderStatus } from './commands/order-state.js';
+import { parseOrderEvent } from './commands/events.js';
+import { decideCancelOrder } from './commands/cancel-order.js';
+import type { OrderExtras } from './commands/create-order.js';
+import { AppDataRegistry } from './app-data-registry.js';
+import { Quotes, type StoredQuote } from './quotes.js';
+import { createHash } from 'node:crypto';
 
 export interface OrdersFilter {
   owner?: string;
@@ -41,6 +55,14 @@ export interface OrdersFilter {
   /** Unix seconds; default now. */
   minValidTo?: number;
 }
+
+export interface PageFilter {
+  offset: number;
+  limit: number;
+}
+
+/** One entry of POST /api/v1/orders/by_uids. */
+export type OrderOrError = { order: Order } | { error: { uid: string; description: string } };
 
 export interface TradesFilter {
   owner?: string;
@@ -69,13 +91,17 @@ export interface OrderBookParts {
 export class OrderBook {
   readonly domainSeparator: string;
   readonly solvable: SolvableOrders;
+  readonly appData: AppDataRegistry;
+  readonly quotes: Quotes;
   private readonly clock: () => number;
   private readonly digests = new Map<string, Digest>();
 
   constructor(private readonly parts: OrderBookParts) {
     this.clock = parts.clock ?? Date.now;
     this.domainSeparator = domainSeparator(gpv2Domain(parts.chain.chainId, parts.chain.settlement));
-    this.solvable = new SolvableOrders(parts.readModels, parts.runner, parts.chain.balances);
+    this.solvable = new SolvableOrders(parts.readModels, parts.runner, parts.chain.balances, parts.chain.settlement.toLowerCase());
+    this.appData = new AppDataRegistry(parts.events, this.clock);
+    this.quotes = new Quotes(parts.events, parts.chain, parts.config, this.clock);
   }
 
   async start(): Promise<void> {
@@ -99,26 +125,68 @@ export class OrderBook {
     };
   }
 
-  /** POST /api/v1/orders: the new order's UID. */
-  async placeOrder(body: unknown): Promise<string> {
+  /**
+   * POST /api/v1/orders: the new order's UID. Takes the seed's OrderCreation and today's (appData as the
+   * document or the hash, appDataHash, quoteId; fields it does not know are ignored). An order naming a
+   * quote may sign feeAmount 0 (the fee is in the quoted price); otherwise the seed's minimal fee applies.
+   */
+  async placeOrder(raw: unknown): Promise<string> {
     const { chain, config, validator } = this.parts;
+    const { body, fullAppData, quoteId } = normalizeOrderBody(raw);
     const context = { domainSeparator: this.domainSeparator, now: this.now(), minValidToSeconds: config.minValidToSeconds };
     const order = validator ? await validator.validate(body, context) : validateOrderCreation(body, context);
+    const quote = quoteId === null ? null : await this.quotes.find(quoteId);
+    if (quoteId !== null && !quote) throw orderbookErrors.quoteNotFound(quoteId);
+    if (quote && (quote.sellToken !== order.sellToken || quote.buyToken !== order.buyToken || quote.kind !== order.kind)) {
+      throw orderbookErrors.invalidQuote(`quote ${quoteId} is for another pair or kind than the order`);
+    }
     if (order.signingScheme === 'eip1271' && !(await chain.eip1271(order.owner, order.digest, order.signature))) {
       throw orderbookErrors.invalidEip1271Signature(order.digest);
     }
-    const minimalFee = await chain.fees.minimalFee(order.sellToken);
-    if (minimalFee !== null) checkFee(order, minimalFee, config.feeRatioBps);
+    if (!(quote && order.feeAmount === 0n)) {
+      const minimalFee = await chain.fees.minimalFee(order.sellToken);
+      if (minimalFee !== null) checkFee(order, minimalFee, config.feeRatioBps);
+    }
     if (order.signingScheme !== 'presign') {
       checkBalance(order, await chain.balances.fetch(order.owner, order.sellToken));
     }
+    if (fullAppData !== null) await this.appData.register(order.appData, fullAppData);
     const creationDate = new Date(this.clock()).toISOString();
     const { position } = await handleOrderCommand(this.parts.events, {
       type: 'CreateOrder',
-      data: { order, creationDate },
+      data: { order, creationDate, extras: this.extrasOf(order, fullAppData ?? (await this.appData.documentOf(order.appData)), quote) },
     });
     if (position !== null) await this.parts.runner.waitFor(position);
     return order.uid;
+  }
+
+  /** What today's API records with an order (nothing for a seed order without app data or quote). */
+  private extrasOf(order: ValidatedOrder, fullAppData: string | null, quote: StoredQuote | null): OrderExtras {
+    const extras: OrderExtras = {};
+    if (fullAppData !== null) extras.fullAppData = fullAppData;
+    if (quote) {
+      const stored: StoredOrderQuote = {
+        gasAmount: quote.gasAmount,
+        gasPrice: quote.gasPrice,
+        sellTokenPrice: quote.sellTokenPrice,
+        sellAmount: quote.sellAmount,
+        buyAmount: quote.buyAmount,
+        feeAmount: quote.feeAmount,
+        solver: '0x' + '00'.repeat(20),
+        verified: false,
+      };
+      extras.quoteId = quote.id;
+      extras.quote = stored;
+      extras.class = orderClass(order, { sellAmount: BigInt(quote.sellAmount), buyAmount: BigInt(quote.buyAmount) });
+    }
+    return extras;
+  }
+
+  /** The order of a read model row at `now`, presented. */
+  private async view(row: { key: string; doc: OrderDoc }, now: number): Promise<Order | null> {
+    const funding = await this.solvable.fundingOf(row.key, now);
+    const order = orderView(stateFromFacts(row.doc), now, funding?.availableBalance ?? null);
+    return order && presentOrder(order, this.parts.chain.settlement.toLowerCase());
   }
 
   /** DELETE /api/v1/orders/{UID}. */
@@ -137,9 +205,7 @@ export class OrderBook {
     const uid = parseOrderUid(uidParam);
     const row = await this.parts.readModels.get<OrderDoc>('orders', uid);
     if (!row?.doc.order) throw orderbookErrors.orderNotFound();
-    const now = this.now();
-    const funding = await this.solvable.fundingOf(uid, now);
-    return orderView(stateFromFacts(row.doc), now, funding?.availableBalance ?? null)!;
+    return (await this.view(row, this.now()))!;
   }
 
   /** GET /api/v1/orders. */
@@ -162,7 +228,7 @@ export class OrderBook {
     for (const row of rows) {
       const funding = await this.solvable.fundingOf(row.key, now);
       if (funding && !funding.funded && !filter.includeInsufficientBalance) continue;
-      orders.push(orderView(stateFromFacts(row.doc), now, funding?.availableBalance ?? null)!);
+      orders.push(presentOrder(orderView(stateFromFacts(row.doc), now, funding?.availableBalance ?? null)!, this.parts.chain.settlement.toLowerCase()));
     }
     return orders;
   }
@@ -189,6 +255,165 @@ export class OrderBook {
       offset: filter.offset,
     });
     return rows.map((r) => r.doc);
+  }
+
+  /**
+   * DELETE /api/v1/orders: cancels up to 128 orders signed together (OrderCancellations), all or nothing:
+   * every order is decided first (OrderNotFound 404, WrongOwner 401, AlreadyCancelled, ...) and nothing is
+   * appended unless all can be cancelled; then each order's stream gets its own OrderCancelled (bulk).
+   */
+  async cancelOrders(body: unknown): Promise<void> {
+    const { uids, cancellation } = verifyCancellations(body, this.domainSeparator);
+    const cancelledAt = new Date(this.clock()).toISOString();
+    const command = (uid: string) => ({ type: 'CancelOrder' as const, data: { uid, cancellation, cancelledAt, bulk: true } });
+    for (const uid of uids) {
+      const stored = await this.parts.events.readStream(orderStreamId(uid));
+      decideCancelOrder(command(uid), foldOrderEvents(stored.map(parseOrderEvent)));
+    }
+    let last: number | null = null;
+    for (const uid of uids) {
+      const { position } = await handleOrderCommand(this.parts.events, command(uid));
+      if (position !== null) last = position;
+    }
+    if (last !== null) await this.parts.runner.waitFor(last);
+  }
+
+  /** POST /api/v1/orders/by_uids: the known orders among up to 128 UIDs (unknown ones are left out, as the reference does). */
+  async ordersByUids(uids: string[]): Promise<OrderOrError[]> {
+    const now = this.now();
+    const out: OrderOrError[] = [];
+    for (const uid of new Set(uids.map((u) => u.toLowerCase()))) {
+      const row = await this.parts.readModels.get<OrderDoc>('orders', uid);
+      if (!row?.doc.order) continue;
+      out.push({ order: (await this.view(row, now))! });
+    }
+    return out;
+  }
+
+  /**
+   * GET /api/v1/orders/{UID}/status. No solver competition runs here: an open order solvers can settle
+   * (funded, presigned where presign) is active, an open one they cannot yet is open, a fulfilled one
+   * traded, a cancelled or expired one cancelled.
+   */
+  async competitionStatus(uidParam: string): Promise<CompetitionOrderStatus> {
+    const uid = parseOrderUid(uidParam);
+    const row = await this.parts.readModels.get<OrderDoc>('orders', uid);
+    if (!row?.doc.order) throw orderbookErrors.orderNotFound();
+    const now = this.now();
+    switch (orderStatus(stateFromFacts(row.doc), now)) {
+      case 'fulfilled':
+        return { type: 'traded' };
+      case 'cancelled':
+      case 'expired':
+        return { type: 'cancelled' };
+      case 'presignaturePending':
+        return { type: 'open' };
+      default: {
+        const funding = await this.solvable.fundingOf(uid, now);
+        return { type: funding?.funded ? 'active' : 'open' };
+      }
+    }
+  }
+
+  /** GET /api/v1/account/{owner}/orders: every order of the owner, newest first, a page at a time. */
+  async accountOrders(owner: string, page: PageFilter): Promise<Order[]> {
+    const rows = await this.parts.readModels.find<OrderDoc>('orders', {
+      where: [
+        { column: 'known', op: '=', value: true },
+        { column: 'owner', op: '=', value: owner },
+      ],
+      orderBy: [{ column: 'created_at', desc: true }, { column: 'id', desc: true }],
+      limit: page.limit,
+      offset: page.offset,
+    });
+    const now = this.now();
+    const orders: Order[] = [];
+    for (const row of rows) orders.push((await this.view(row, now))!);
+    return orders;
+  }
+
+  /** GET /api/v2/trades: newest first, with txHash only. */
+  async tradesV2(filter: TradesFilter): Promise<Trade[]> {
+    const where: Condition[] = [];
+    if (filter.owner) where.push({ column: 'owner', op: '=', value: filter.owner });
+    if (filter.orderUid) where.push({ column: 'order_uid', op: '=', value: filter.orderUid });
+    const rows = await this.parts.readModels.find<Trade>('trades', {
+      where,
+      orderBy: [{ column: 'block_number', desc: true }, { column: 'log_index', desc: true }],
+      limit: filter.limit,
+      offset: filter.offset,
+    });
+    return rows.map(({ doc: { transactionHash: _, ...trade } }) => trade);
+  }
+
+  /** GET /api/v1/transactions/{txHash}/orders: the orders the settlement transaction traded, in trade order. */
+  async transactionOrders(txHash: string): Promise<Order[]> {
+    const trades = await this.parts.readModels.find<Trade>('trades', {
+      where: [{ column: 'tx_hash', op: '=', value: txHash }],
+      orderBy: [{ column: 'log_index' }],
+    });
+    const known = await this.ordersByUids(trades.map((t) => t.doc.orderUid));
+    return known.flatMap((entry) => ('order' in entry ? [entry.order] : []));
+  }
+
+  /** GET /api/v1/token/{token}/native_price: native token atoms per atom; NoLiquidity (404) when unpriced. */
+  async nativePrice(token: string): Promise<{ price: number }> {
+    const { price } = await this.quotes.price(token);
+    return { price: priceNumber(price) };
+  }
+
+  /**
+   * GET /api/v1/users/{address}/total_surplus: over the user's trades, what they got beyond their limit
+   * price (sell orders: more buy token; buy orders: less sell token), in native token atoms at today's
+   * prices; trades of tokens nothing prices count 0.
+   */
+  async totalSurplus(owner: string): Promise<{ totalSurplus: string }> {
+    const trades = await this.parts.readModels.find<Trade>('trades', { where: [{ column: 'owner', op: '=', value: owner }] });
+    const prices = new Map<string, { numerator: bigint; denominator: bigint } | null>();
+    const priceOf = async (token: string) => {
+      if (!prices.has(token)) prices.set(token, await this.quotes.price(token).then((p) => p.price, () => null));
+      return prices.get(token)!;
+    };
+    let total = 0n;
+    for (const { doc: trade } of trades) {
+      const order = (await this.parts.readModels.get<OrderDoc>('orders', trade.orderUid))?.doc.order;
+      if (!order) continue;
+      const [sell, buy, sold, bought] = [order.sellAmount, order.buyAmount, trade.sellAmountBeforeFees, trade.buyAmount].map(BigInt);
+      let surplus: bigint;
+      let token: string;
+      if (order.kind === 'sell') {
+        surplus = bought - (buy * sold + sell - 1n) / sell;
+        token = order.buyToken;
+      } else {
+        surplus = (sell * bought) / buy - sold;
+        token = order.sellToken;
+      }
+      const price = await priceOf(token);
+      if (surplus > 0n && price) total += (surplus * price.numerator) / price.denominator;
+    }
+    return { totalSurplus: total.toString() };
+  }
+
+  private auctionCache: { etag: string; body: string } | undefined;
+
+  /**
+   * GET /api/v1/auction: the solvable orders (as solvable_orders has them), the newest block seen, and the
+   * native prices of their tokens (×1e18). The id is derived from the solvable set's ETag: it changes when
+   * the set does and is the same on every instance that sees the same set.
+   */
+  async auction(): Promise<{ etag: string; body: string }> {
+    const answer = await this.solvable.answer(this.now());
+    if (this.auctionCache?.etag === answer.etag) return this.auctionCache;
+    const orders = (JSON.parse(answer.body.toString('utf8')) as Order[]).map(auctionOrder);
+    const prices: Record<string, string> = {};
+    for (const token of new Set(orders.flatMap((o) => [o.sellToken, o.buyToken]))) {
+      const priced = await this.quotes.price(token).catch(() => null);
+      if (priced) prices[token] = ((priced.price.numerator * 10n ** 18n) / priced.price.denominator).toString();
+    }
+    const id = Number.parseInt(createHash('sha256').update(answer.etag).digest('hex').slice(0, 12), 16);
+    const auction: Auction = { id, block: this.parts.chain.headBlock?.() ?? 0, orders, prices };
+    this.auctionCache = { etag: answer.etag, body: JSON.stringify(auction) };
+    return this.auctionCache;
   }
 
   /** GET /api/v1/orders/{UID}/events: the order's history, oldest first. */
@@ -218,4 +443,32 @@ export class OrderBook {
     }
     return result;
   }
+}
+
+/** A solvable order as GET /api/v1/auction forwards it (the reference's AuctionOrder). */
+function auctionOrder(order: Order): AuctionOrder {
+  return {
+    uid: order.uid,
+    sellToken: order.sellToken,
+    buyToken: order.buyToken,
+    sellAmount: order.sellAmount,
+    buyAmount: order.buyAmount,
+    created: String(Math.floor(Date.parse(order.creationDate) / 1000)),
+    validTo: order.validTo,
+    kind: order.kind,
+    receiver: order.receiver,
+    owner: order.owner,
+    partiallyFillable: order.partiallyFillable,
+    executed: order.kind === 'sell' ? order.executedSellAmountBeforeFees : order.executedBuyAmount,
+    preInteractions: [],
+    postInteractions: [],
+    sellTokenBalance: order.sellTokenBalance,
+    buyTokenBalance: order.buyTokenBalance,
+    class: order.class ?? 'limit',
+    appData: order.appData,
+    signature: order.signature,
+    signingScheme: order.signingScheme,
+    protocolFees: [],
+    ...(order.quote ? { quote: { sellAmount: order.quote.sellAmount, buyAmount: order.quote.buyAmount, fee: order.quote.feeAmount } } : {}),
+  };
 }

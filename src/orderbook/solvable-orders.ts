@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { ReadModelStore } from '../readmodels/types.js';
 import type { ProjectionRunner } from '../readmodels/runner.js';
 import type { Order } from '../generated/orderbook/order.js';
-import { orderView, stateFromFacts, type OrderState } from './commands/order-state.js';
+import { orderView, presentOrder, stateFromFacts, type OrderState } from './commands/order-state.js';
 import { solvableByEvents, solvableOrdersProjection } from '../../projections/solvable-orders.js';
 import type { OrderDoc } from '../../projections/orders.js';
 import type { SpendableBalances } from './chain-context.js';
@@ -79,6 +79,8 @@ export class SolvableOrders {
     private readonly store: ReadModelStore,
     private readonly runner: ProjectionRunner,
     private readonly balances: SpendableBalances | undefined,
+    /** The settlement contract (lowercase), shown on every order (presentOrder). */
+    private readonly settlement: string,
   ) {}
 
   async start(): Promise<void> {
@@ -192,7 +194,7 @@ export class SolvableOrders {
     for (const state of valid) {
       const f = funding.get(state.order!.uid)!;
       if (!f.funded) continue;
-      orders.push(orderView(state, now, f.availableBalance)!);
+      orders.push(presentOrder(orderView(state, now, f.availableBalance)!, this.settlement));
       validUntil = Math.min(validUntil, state.order!.validTo);
     }
     const body = Buffer.from(JSON.stringify(orders));

@@ -43,6 +43,8 @@ describe('order book: two instances on one PostgreSQL', function () {
       UPSTREAM_MAINNET: chain.anvil.httpUrl,
       SETTLEMENT_CONTRACT: dev.settlement,
       MIN_VALID_TO_SECONDS: '1',
+      // TKB and TKC priced for today's quotes; TKA, which the seed-style orders sell, stays unpriced (no fee minimum).
+      TOKEN_PRICES: `${dev.tokens.TKB}=1,${dev.tokens.TKC}=1`,
     };
     // Started together: both migrate the same schema at once.
     [a, b] = await Promise.all([spawnService(await serviceEnv(shared)), spawnService(await serviceEnv(shared))]);
@@ -137,5 +139,25 @@ describe('order book: two instances on one PostgreSQL', function () {
     }
     const [pa, pb] = await Promise.all([http(`${a.api}/projections`), http(`${b.api}/projections`)]);
     assert.deepEqual(pa.json.projections.trades, pb.json.projections.trades);
+  });
+
+  it("a quote and an app data document from one instance are found by the other (today's API)", async () => {
+    const dave = await gasFundedWallet(chain.provider, chain, parseEther('10'));
+    await fundTrader(dev.tokens.TKC, dave, e18(10), dev.vaultRelayer);
+    const fullAppData = '{"appCode":"two-instances"}';
+    const put = await http(`${a.api}/app_data`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fullAppData }) });
+    assert.equal(put.status, 201, put.text);
+    assert.deepEqual((await http(`${b.api}/app_data/${put.json}`)).json, { fullAppData });
+    const quote = await postJson(`${a.api}/quote`, {
+      sellToken: dev.tokens.TKC, buyToken: dev.tokens.TKB, from: dave.address, kind: 'sell', sellAmountAfterFee: e18(5).toString(), validFor: 600, appData: put.json,
+    });
+    assert.equal(quote.status, 200, quote.text);
+    const signed = await signOrder(dave, domain(), {
+      sellToken: dev.tokens.TKC, buyToken: dev.tokens.TKB, sellAmount: e18(5), buyAmount: BigInt(quote.json.quote.buyAmount), feeAmount: 0n, appData: put.json, validTo: quote.json.quote.validTo,
+    });
+    const created = await postJson(`${b.api}/orders`, { ...signed.body, quoteId: quote.json.id });
+    assert.equal(created.status, 201, created.text);
+    const order = (await http(`${b.api}/orders/${signed.uid}`)).json;
+    assert.deepEqual([order.quoteId, order.class, order.fullAppData], [quote.json.id, 'market', fullAppData]);
   });
 });

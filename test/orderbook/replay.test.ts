@@ -15,6 +15,7 @@ import { digestReadModel, type Digest } from '../../src/readmodels/digest.js';
 import { replay } from '../../src/readmodels/replay.js';
 import { replayOrderbook } from '../../src/orderbook/replay.js';
 import { checkOrderEvent, orderStreamId } from '../../src/orderbook/commands/events.js';
+import { appDataRegistered, appDataStreamId, quoteIssued, quoteStreamId } from '../../src/orderbook/commands/book-events.js';
 import { projections } from '../../projections/index.js';
 import { logger } from '../../src/logger.js';
 import { synthesiseLog } from '../../bench/orderbook.js';
@@ -36,6 +37,21 @@ describe('order book replay', function () {
       const revert = checkOrderEvent({ type: 'ChainEventReverted', schemaVersion: 1, data: { uid, chain, reverted: 'TradeRecorded' } });
       await store.append(orderStreamId(uid), [revert], 'any');
     }
+    // Today's API's events: app data, quotes, and a bulk cancellation of an order not cancelled yet.
+    const at = '2026-11-23T00:00:00.000Z';
+    await store.append(appDataStreamId('0x' + 'ab'.repeat(32)), [appDataRegistered({ hash: '0x' + 'ab'.repeat(32), fullAppData: '{}', registeredAt: at })], 0);
+    const quote = {
+      sellToken: '0x' + 'a1'.padStart(40, '0'), buyToken: '0x' + 'b2'.padStart(40, '0'), receiver: null, sellAmount: '1000', buyAmount: '500',
+      feeAmount: '10', validTo: 0xffffffff, appData: '0x' + '00'.repeat(32), fullAppData: null, kind: 'sell' as const, partiallyFillable: false,
+      sellTokenBalance: 'erc20' as const, buyTokenBalance: 'erc20' as const, signingScheme: 'eip712' as const, from: '0x' + '11'.repeat(20),
+      priceQuality: 'verified' as const, gasAmount: '100000', gasPrice: '1', sellTokenPrice: '1', expiration: at, quotedAt: at,
+    };
+    for (let i = 0; i < 5; i++) await store.append(quoteStreamId(`replay-${i}`), [quoteIssued(quote)], 0);
+    const open = (await store.readAll(200, 400)).find((e) => e.type === 'OrderCreated' && e.streamVersion === 1)!;
+    const uid = (open.data as { uid: string }).uid;
+    if ((await store.readStream(orderStreamId(uid))).some((e) => e.type === 'OrderCancelled')) throw new Error('pick an order not cancelled');
+    const bulk = checkOrderEvent({ type: 'OrderCancelled', schemaVersion: 1, data: { uid, cancelledAt: at, signingScheme: 'eip712', signature: '0x' + 'ab'.repeat(64) + '1b', bulk: true } });
+    await store.append(orderStreamId(uid), [bulk], 'any');
     head = await store.head();
     const readModels = new SqliteReadModelStore(store.db);
     const runner = new ProjectionRunner(store, readModels, projections, logger);

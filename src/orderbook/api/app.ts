@@ -7,8 +7,22 @@ import Router from '@koa/router';
 import { gzipSync } from 'node:zlib';
 import type { OrderBook } from '../orderbook.js';
 import { errorMiddleware } from './errors.js';
-import { parseOrdersQuery, parseTradesQuery, parseEventsQuery, jsonBody, type BodyLimits } from './params.js';
+import {
+  parseOrdersQuery,
+  parseTradesQuery,
+  parseEventsQuery,
+  jsonBody,
+  parseAddress,
+  parseOrderUids,
+  parsePageQuery,
+  parseTradesV2Query,
+  parseTxHash,
+  type BodyLimits,
+} from './params.js';
+import { serviceVersion } from './version.js';
 import { openApiDocument } from './openapi.js';
+import { AppDataRegistry } from '../app-data-registry.js';
+import { orderbookErrors } from '../domain/errors.js';
 
 export type ApiOptions = BodyLimits;
 
@@ -22,6 +36,74 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
     ctx.status = 201;
     ctx.type = 'application/json';
     ctx.body = JSON.stringify(uid);
+  });
+
+  // Today's API (cowprotocol/services' openapi.yml), beside the seed's endpoints.
+  router.delete('/orders', async (ctx) => {
+    await book.cancelOrders(await jsonBody(ctx, options));
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify('Cancelled');
+  });
+
+  router.post('/orders/by_uids', async (ctx) => {
+    ctx.body = await book.ordersByUids(parseOrderUids(await jsonBody(ctx, options)));
+  });
+
+  router.get('/orders/:uid/status', async (ctx) => {
+    ctx.body = await book.competitionStatus(ctx.params.uid);
+  });
+
+  router.post('/quote', async (ctx) => {
+    ctx.body = await book.quotes.quote(await jsonBody(ctx, options));
+  });
+
+  const putAppData = async (ctx: Koa.ParameterizedContext, hash: string | null) => {
+    const result = await book.appData.put(hash, await jsonBody(ctx, options));
+    ctx.status = result.created ? 201 : 200;
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify(result.hash);
+  };
+  router.put('/app_data', (ctx) => putAppData(ctx, null));
+  router.put('/app_data/:hash', (ctx) => putAppData(ctx, ctx.params.hash));
+
+  router.get('/app_data/:hash', async (ctx) => {
+    const hash = AppDataRegistry.parseHash(ctx.params.hash);
+    const fullAppData = await book.appData.get(hash);
+    if (fullAppData === null) throw orderbookErrors.notFound(`full app data for ${hash}`);
+    ctx.body = { fullAppData };
+  });
+
+  router.get('/account/:owner/orders', async (ctx) => {
+    ctx.body = await book.accountOrders(parseAddress(ctx.params.owner), parsePageQuery(ctx));
+  });
+
+  router.get('/transactions/:txHash/orders', async (ctx) => {
+    ctx.body = await book.transactionOrders(parseTxHash(ctx.params.txHash));
+  });
+
+  router.get('/token/:token/native_price', async (ctx) => {
+    ctx.body = await book.nativePrice(parseAddress(ctx.params.token));
+  });
+
+  router.get('/users/:address/total_surplus', async (ctx) => {
+    ctx.body = await book.totalSurplus(parseAddress(ctx.params.address));
+  });
+
+  router.get('/version', (ctx) => {
+    ctx.type = 'text/plain';
+    ctx.body = serviceVersion();
+  });
+
+  router.get('/auction', async (ctx) => {
+    const { etag, body } = await book.auction();
+    ctx.set('ETag', etag);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = 'application/json';
+    if (ctx.get('If-None-Match') === etag) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.body = body;
   });
 
   router.get('/orders', async (ctx) => {
@@ -90,8 +172,15 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
     ctx.body = openApiDocument();
   });
 
+  const v2 = new Router({ prefix: '/api/v2' });
+  v2.get('/trades', async (ctx) => {
+    ctx.body = await book.tradesV2(parseTradesV2Query(ctx));
+  });
+
   app.use(errorMiddleware);
   app.use(router.routes());
   app.use(router.allowedMethods());
+  app.use(v2.routes());
+  app.use(v2.allowedMethods());
   return app;
 }

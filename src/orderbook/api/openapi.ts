@@ -14,6 +14,16 @@ const COMPONENTS: Record<string, string> = {
   Domain: 'orderbook/domain.schema.json',
   StoredEvent: 'orderbook/stored-event.schema.json',
   ProjectionsStatus: 'orderbook/projections-status.schema.json',
+  // Today's CoW API (cowprotocol/services' openapi.yml).
+  OrderQuoteRequest: 'orderbook/order-quote-request.schema.json',
+  OrderQuoteResponse: 'orderbook/order-quote-response.schema.json',
+  OrderCancellations: 'orderbook/order-cancellations.schema.json',
+  AppDataObject: 'orderbook/app-data-object.schema.json',
+  CompetitionOrderStatus: 'orderbook/competition-order-status.schema.json',
+  NativePriceResponse: 'orderbook/native-price.schema.json',
+  TotalSurplus: 'orderbook/total-surplus.schema.json',
+  Auction: 'orderbook/auction.schema.json',
+  AuctionOrder: 'orderbook/auction-order.schema.json',
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -40,6 +50,106 @@ const uidParameter = {
   schema: inlinedSchema('orderbook/primitives.schema.json#/$defs/orderUid'),
 };
 
+const primitive = (name: string) => inlinedSchema(`orderbook/primitives.schema.json#/$defs/${name}`);
+const pathParameter = (name: string, primitiveName: string) => ({ name, in: 'path', required: true, schema: primitive(primitiveName) });
+
+/** The endpoints of today's CoW API beside the seed's (docs/orderbook-api.md). */
+function todaysPaths(): Record<string, object> {
+  const hashParameter = pathParameter('app_data_hash', 'hash32');
+  const putAppData = (summary: string) => ({
+    summary,
+    requestBody: { required: true, ...json(ref('AppDataObject')) },
+    responses: {
+      200: { description: 'Already known; the hash', ...json(primitive('hash32')) },
+      201: { description: 'Registered; the hash', ...json(primitive('hash32')) },
+      400: error('AppDataInvalid, AppDataHashMismatch, InvalidAppDataHash'),
+    },
+  });
+  return {
+    '/api/v1/quote': {
+      post: {
+        summary: 'Price and fee quote for an order to sign (sellAmount after the fee; sign feeAmount 0 and name the quote id).',
+        requestBody: { required: true, ...json(ref('OrderQuoteRequest')) },
+        responses: {
+          200: { description: 'Quote', ...json(ref('OrderQuoteResponse')) },
+          400: error('SameBuyAndSellToken, SellAmountDoesNotCoverFee, InsufficientValidTo, InvalidAppData, AppDataHashMismatch, ...'),
+          404: error('NoLiquidity: a token cannot be priced'),
+        },
+      },
+    },
+    '/api/v1/app_data': { put: putAppData('Register a full app data document; answers its hash.') },
+    '/api/v1/app_data/{app_data_hash}': {
+      parameters: [hashParameter],
+      get: {
+        summary: 'The full app data document of a hash.',
+        responses: { 200: { description: 'Document', ...json(ref('AppDataObject')) }, 400: error('InvalidAppDataHash'), 404: error('NotFound') },
+      },
+      put: putAppData('Register a full app data document under its hash.'),
+    },
+    '/api/v1/orders/by_uids': {
+      post: {
+        summary: 'The known orders among up to 128 UIDs (unknown ones are left out).',
+        requestBody: { required: true, ...json({ type: 'array', maxItems: 128, items: primitive('orderUid') }) },
+        responses: {
+          200: { description: 'Orders', ...json({ type: 'array', items: { type: 'object', properties: { order: ref('Order') } } }) },
+          400: error('Not an array of at most 128 UIDs'),
+        },
+      },
+    },
+    '/api/v1/orders/{UID}/status': {
+      parameters: [uidParameter],
+      get: {
+        summary: 'The order status as the competition sees it.',
+        responses: { 200: { description: 'Status', ...json(ref('CompetitionOrderStatus')) }, 400: error('Bad UID'), 404: error('OrderNotFound') },
+      },
+    },
+    '/api/v1/account/{owner}/orders': {
+      parameters: [pathParameter('owner', 'address'), ...queryParameters('orderbook/queries/page-query.schema.json')],
+      get: {
+        summary: "An owner's orders, newest first (limit default 10, 1 to 1000).",
+        responses: { 200: { description: 'Orders', ...json(arrayOf('Order')) }, 400: error('InvalidAddress, InvalidLimit') },
+      },
+    },
+    '/api/v2/trades': {
+      get: {
+        summary: 'Trades, newest first, of exactly one owner or order (limit default 10, 1 to 1000).',
+        parameters: queryParameters('orderbook/queries/trades-v2-query.schema.json'),
+        responses: { 200: { description: 'Trades', ...json(arrayOf('Trade')) }, 400: error('InvalidTradeFilter, InvalidLimit') },
+      },
+    },
+    '/api/v1/transactions/{txHash}/orders': {
+      parameters: [pathParameter('txHash', 'hash32')],
+      get: {
+        summary: 'The orders a settlement transaction traded.',
+        responses: { 200: { description: 'Orders', ...json(arrayOf('Order')) }, 400: error('InvalidTxHash') },
+      },
+    },
+    '/api/v1/token/{token}/native_price': {
+      parameters: [pathParameter('token', 'address')],
+      get: {
+        summary: 'Native token atoms per atom of the token.',
+        responses: { 200: { description: 'Price', ...json(ref('NativePriceResponse')) }, 400: error('InvalidAddress'), 404: error('NoLiquidity') },
+      },
+    },
+    '/api/v1/users/{address}/total_surplus': {
+      parameters: [pathParameter('address', 'address')],
+      get: {
+        summary: "The surplus of the user's trades over their limit prices, in native token atoms.",
+        responses: { 200: { description: 'Surplus', ...json(ref('TotalSurplus')) }, 400: error('InvalidAddress') },
+      },
+    },
+    '/api/v1/auction': {
+      get: {
+        summary: 'The current batch for solvers; ETag and If-None-Match as solvable_orders.',
+        responses: { 200: { description: 'Auction', ...json(ref('Auction')) }, 304: { description: 'Not modified' } },
+      },
+    },
+    '/api/v1/version': {
+      get: { summary: "The service's version.", responses: { 200: { description: 'Version', content: { 'text/plain': {} } } } },
+    },
+  };
+}
+
 let document: object | undefined;
 
 export function openApiDocument(): object {
@@ -59,7 +169,7 @@ export function openApiDocument(): object {
           responses: { 200: { description: 'Orders', ...json(arrayOf('Order')) }, 400: error('Bad query') },
         },
         post: {
-          summary: 'Create an order.',
+          summary: "Create an order (the seed's OrderCreation, or today's: appData as the document, appDataHash, quoteId; unknown fields are ignored).",
           requestBody: { required: true, ...json(ref('OrderCreation')) },
           responses: {
             201: { description: 'The order UID', ...json(inlinedSchema('orderbook/primitives.schema.json#/$defs/orderUid')) },
@@ -67,7 +177,18 @@ export function openApiDocument(): object {
             413: error('Body too large'),
           },
         },
+        delete: {
+          summary: 'Cancel up to 128 orders signed together (OrderCancellations(bytes[] orderUids)), all or nothing.',
+          requestBody: { required: true, ...json(ref('OrderCancellations')) },
+          responses: {
+            200: { description: 'Cancelled', ...json({ const: 'Cancelled' }) },
+            400: error('Invalid body or signature, or an order cannot be cancelled'),
+            401: error('WrongOwner: an order is not the signer\'s'),
+            404: error('OrderNotFound: nothing was cancelled'),
+          },
+        },
       },
+      ...todaysPaths(),
       '/api/v1/orders/{UID}': {
         parameters: [uidParameter],
         get: {

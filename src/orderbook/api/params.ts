@@ -7,10 +7,16 @@ import { jsonDepthWithin, tooDeepMessage } from '../../http/json-depth.js';
 import type { OrdersQuery } from '../../generated/orderbook/queries/orders-query.js';
 import type { TradesQuery } from '../../generated/orderbook/queries/trades-query.js';
 import type { EventsQuery } from '../../generated/orderbook/queries/events-query.js';
-import type { OrdersFilter, TradesFilter } from '../orderbook.js';
+import type { TradesV2Query } from '../../generated/orderbook/queries/trades-v2-query.js';
+import type { PageQuery } from '../../generated/orderbook/queries/page-query.js';
+import type { OrderUids } from '../../generated/orderbook/order-uids.js';
+import type { OrdersFilter, PageFilter, TradesFilter } from '../orderbook.js';
 
 const ordersQuery = validator<OrdersQuery>('orderbook/queries/orders-query.schema.json');
 const tradesQuery = validator<TradesQuery>('orderbook/queries/trades-query.schema.json');
+const tradesV2Query = validator<TradesV2Query>('orderbook/queries/trades-v2-query.schema.json');
+const pageQuery = validator<PageQuery>('orderbook/queries/page-query.schema.json');
+const orderUids = validator<OrderUids>('orderbook/order-uids.schema.json');
 const eventsQuery = validator<EventsQuery>('orderbook/queries/events-query.schema.json');
 
 /**
@@ -77,4 +83,48 @@ export async function jsonBody(ctx: Context, { maxBodyBytes, maxJsonDepth }: Bod
   } catch (err) {
     throw orderbookErrors.invalidOrderData(`the body is not JSON: ${(err as Error).message}`);
   }
+}
+
+// Today's API (cowprotocol/services): pages of 10 by default, at most 1000.
+export const PAGE_DEFAULT_LIMIT = 10;
+export const PAGE_MAX_LIMIT = 1000;
+
+function pageOf(q: { offset?: string; limit?: string }): PageFilter {
+  const limit = Number(q.limit ?? PAGE_DEFAULT_LIMIT);
+  if (limit < 1 || limit > PAGE_MAX_LIMIT) throw orderbookErrors.invalidLimit(`The pagination limit is [1,${PAGE_MAX_LIMIT}].`);
+  return { offset: Number(q.offset ?? 0), limit };
+}
+
+/** offset and limit of GET /api/v1/account/{owner}/orders. */
+export function parsePageQuery(ctx: Context): PageFilter {
+  const q = single(ctx);
+  if (!pageQuery(q)) throw orderbookErrors.fromSchema(pageQuery.errors, 'query');
+  return pageOf(q);
+}
+
+/** GET /api/v2/trades: exactly one of owner and orderUid (InvalidTradeFilter), a page (InvalidLimit). */
+export function parseTradesV2Query(ctx: Context): TradesFilter {
+  const q = single(ctx);
+  if (!tradesV2Query(q)) throw orderbookErrors.fromSchema(tradesV2Query.errors, 'query');
+  if ((q.owner === undefined) === (q.orderUid === undefined)) {
+    throw orderbookErrors.invalidTradeFilter('Must specify exactly one of owner and orderUid.');
+  }
+  return { owner: q.owner?.toLowerCase(), orderUid: q.orderUid?.toLowerCase(), ...pageOf(q) };
+}
+
+/** An address in a path: lowercase (checksummed ones are matched case-insensitively), else InvalidAddress. */
+export function parseAddress(value: string): string {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw orderbookErrors.invalidAddress(value);
+  return value.toLowerCase();
+}
+
+export function parseTxHash(value: string): string {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(value)) throw orderbookErrors.invalidTxHash(value);
+  return value.toLowerCase();
+}
+
+/** The body of POST /api/v1/orders/by_uids: at most 128 UIDs. */
+export function parseOrderUids(body: unknown): string[] {
+  if (!orderUids(body)) throw orderbookErrors.fromSchema(orderUids.errors, 'orderUids');
+  return body;
 }

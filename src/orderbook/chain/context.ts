@@ -220,6 +220,16 @@ class ChainFees implements FeeQuotes {
     return quote ? quote.minimalFee : null;
   }
 
+  /** The price now, kept as no fee quote (quotes of today's API do not lower the seed's minimal fee). */
+  async nativePrice(
+    token: string,
+    withGasPrice: boolean,
+  ): Promise<{ price: { numerator: bigint; denominator: bigint }; gasPrice: bigint | null } | null> {
+    if (!this.quoter.hasPriceSource(token)) return null;
+    const result = await this.quoter.price(token, withGasPrice);
+    return result.priced ? { price: { numerator: result.price.numerator, denominator: result.price.denominator }, gasPrice: result.gasPrice } : null;
+  }
+
   /** A new quote for `token`; null when nothing prices it. */
   private async fresh(token: string): Promise<FeeQuote | null> {
     if (!this.quoter.hasPriceSource(token)) return null;
@@ -274,6 +284,7 @@ export async function openChain({ network, config, logger }: ChainOptions): Prom
     eip1271: (owner, digest, signature) => isValidEip1271Signature(rpc, owner, digest, signature),
     fees: new ChainFees(quoter),
     balances,
+    headBlock: () => heads.latest?.number ?? null,
     rpc,
     deployment,
     heads,

@@ -114,24 +114,42 @@ export class FeeQuoter {
     if (this.pools.size > 0 && !this.nativeToken) throw new ChainError('price pools need the native token they pair with');
   }
 
-  /** A new quote, kept for lowestValidQuote; ChainError when the chain cannot be read. */
-  async quote(sellToken: string): Promise<FeeQuoteResult> {
+  /**
+   * The token's price now and, unless `withGasPrice` is false, the gas price, without keeping a quote
+   * (today's POST /api/v1/quote and native prices use it); why not when nothing prices it. A table price
+   * asked without the gas price reads nothing from the chain. ChainError when the chain cannot be read.
+   */
+  async price(
+    sellToken: string,
+    withGasPrice = true,
+  ): Promise<{ priced: true; price: Price; gasPrice: bigint | null } | { priced: false; reason: string }> {
     const token = sellToken.toLowerCase();
     const pool = this.pools.get(token);
-    const calls = [{ method: 'eth_gasPrice', params: [] as unknown[] }];
+    const calls: { method: string; params: unknown[] }[] = withGasPrice ? [{ method: 'eth_gasPrice', params: [] }] : [];
     if (pool && token !== this.nativeToken) {
       const read = (fn: string) => ({ method: 'eth_call', params: [{ to: pool, data: pairInterface.encodeFunctionData(fn) }, 'latest'] });
       calls.push(read('token0'), read('token1'), read('getReserves'));
     }
-    const [gas, ...poolAnswers] = await this.rpc.batch(calls);
-    const gasPrice = BigInt(resultOf(gas, 'eth_gasPrice') as string);
+    const answers = calls.length > 0 ? await this.rpc.batch(calls) : [];
+    const gasPrice = withGasPrice ? BigInt(resultOf(answers[0], 'eth_gasPrice') as string) : null;
+    const poolAnswers = withGasPrice ? answers.slice(1) : answers;
 
     const fromPool = pool ? this.poolPrice(token, poolAnswers) : null;
     const price = this.nativePrice(token) ?? (typeof fromPool === 'string' ? null : fromPool) ?? this.tablePrice(token);
     if (!price) {
       const why = typeof fromPool === 'string' ? ` (pool ${pool} ${fromPool})` : '';
-      return { priceable: false, reason: `no price for token ${token}${why}` };
+      return { priced: false, reason: `no price for token ${token}${why}` };
     }
+    return { priced: true, price, gasPrice };
+  }
+
+  /** A new quote, kept for lowestValidQuote; ChainError when the chain cannot be read. */
+  async quote(sellToken: string): Promise<FeeQuoteResult> {
+    const token = sellToken.toLowerCase();
+    const priced = await this.price(token);
+    if (!priced.priced) return { priceable: false, reason: priced.reason };
+    const { price } = priced;
+    const gasPrice = priced.gasPrice!;
     const now = this.now();
     const quote: FeeQuote = {
       sellToken: token,

@@ -17,11 +17,13 @@ export interface CancelOrder {
     cancellation: SignedCancellation;
     /** ISO 8601 UTC time of the cancellation; also the "now" of the expiry check. */
     cancelledAt: string;
+    /** Part of a bulk cancellation (DELETE /api/v1/orders): the signature is of OrderCancellations. */
+    bulk?: boolean;
   };
 }
 
 export function decideCancelOrder(command: CancelOrder, state: OrderState): OrderCancelled[] {
-  const { uid, cancellation, cancelledAt } = command.data;
+  const { uid, cancellation, cancelledAt, bulk } = command.data;
   const order = state.order;
   if (!order) throw orderbookErrors.orderNotFound();
   const now = Math.floor(Date.parse(cancelledAt) / 1000);
@@ -47,6 +49,7 @@ export function decideCancelOrder(command: CancelOrder, state: OrderState): Orde
         cancelledAt,
         signingScheme: cancellation.signingScheme,
         signature: cancellation.signature,
+        ...(bulk ? { bulk: true } : {}),
       },
     },
   ];

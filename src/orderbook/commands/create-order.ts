@@ -5,6 +5,10 @@ import type { ValidatedOrder } from '../domain/order.js';
 import { orderbookErrors } from '../domain/errors.js';
 import { EVENT_SCHEMA_VERSION, type OrderCreated } from './events.js';
 import type { OrderState } from './order-state.js';
+import type { OrderCreatedData } from './events.js';
+
+/** What today's API records with an order: its app data document, the quote it names, its class. */
+export type OrderExtras = Pick<OrderCreatedData, 'fullAppData' | 'quoteId' | 'quote' | 'class'>;
 
 export interface CreateOrder {
   type: 'CreateOrder';
@@ -12,13 +16,15 @@ export interface CreateOrder {
     order: ValidatedOrder;
     /** ISO 8601 UTC time the book accepted it. */
     creationDate: string;
+    /** Today's API only; the seed's orders have none (and their events stay as they were). */
+    extras?: OrderExtras;
   };
 }
 
 /** OrderCreated, or DuplicatedOrder when the stream already has one. */
 export function decideCreateOrder(command: CreateOrder, state: OrderState): OrderCreated[] {
   if (state.order) throw orderbookErrors.duplicatedOrder();
-  const { order, creationDate } = command.data;
+  const { order, creationDate, extras } = command.data;
   return [
     {
       type: 'OrderCreated',
@@ -41,7 +47,14 @@ export function decideCreateOrder(command: CreateOrder, state: OrderState): Orde
         buyTokenBalance: order.buyTokenBalance,
         signingScheme: order.signingScheme,
         signature: order.signature,
+        ...definedOnly(extras),
       },
     },
   ];
+}
+
+function definedOnly(extras: OrderExtras | undefined): OrderExtras {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(extras ?? {})) if (value !== undefined) out[key] = value;
+  return out as OrderExtras;
 }

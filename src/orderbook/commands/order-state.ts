@@ -217,3 +217,21 @@ export function orderView(state: OrderState, now: number, availableBalance: bigi
     status: status(state, now) as OrderStatus,
   };
 }
+
+/**
+ * An order as today's API returns it (every order endpoint, solvable_orders included): the seed's Order plus
+ * class (limit unless its quote made it market), settlementContract, fullAppData, executedFee (the signed
+ * fee is already in executedFeeAmount and a fee taken in the price is not measured here: "0"),
+ * executedFeeToken (the sell token) and the quote it was placed with.
+ */
+export function presentOrder(order: Order, settlement: string): Order {
+  return {
+    ...order,
+    class: order.class ?? 'limit',
+    settlementContract: settlement,
+    fullAppData: order.fullAppData ?? null,
+    executedFee: '0',
+    executedFeeToken: order.sellToken,
+    quote: order.quote ?? null,
+  };
+}

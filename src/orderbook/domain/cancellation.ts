@@ -4,7 +4,8 @@
  */
 import type { OrderCancellation } from '../../generated/orderbook/order-cancellation.js';
 import { validator } from '../../schemas.js';
-import { cancellationDigest } from './eip712.js';
+import { cancellationDigest, cancellationsDigest } from './eip712.js';
+import type { OrderCancellations } from '../../generated/orderbook/order-cancellations.js';
 import { orderbookErrors } from './errors.js';
 import { normalizeEcdsaSignature, recoverEcdsaSigner, type EcdsaSigningScheme } from './signature.js';
 
@@ -16,6 +17,7 @@ export interface SignedCancellation {
   signer: string;
 }
 
+const isOrderCancellations = validator<OrderCancellations>('orderbook/order-cancellations.schema.json');
 const isOrderCancellation = validator<OrderCancellation>('orderbook/order-cancellation.schema.json');
 
 /**
@@ -28,4 +30,18 @@ export function verifyCancellation(body: unknown, domainSeparator: string, order
   const signer = signature && recoverEcdsaSigner(body.signingScheme, cancellationDigest(domainSeparator, orderUid), signature);
   if (!signature || !signer) throw orderbookErrors.invalidSignature('no signer of the cancellation can be recovered');
   return { signingScheme: body.signingScheme, signature, signer };
+}
+
+/**
+ * The body of DELETE /api/v1/orders: up to 128 UIDs (lowercase, without repeats) and who signed
+ * `OrderCancellations(orderUids)` as sent (InvalidSignature when nobody can be recovered).
+ */
+export function verifyCancellations(body: unknown, domainSeparator: string): { uids: string[]; cancellation: SignedCancellation } {
+  if (!isOrderCancellations(body)) throw orderbookErrors.fromSchema(isOrderCancellations.errors, 'cancellations');
+  const signature = normalizeEcdsaSignature(body.signature);
+  const digest = cancellationsDigest(domainSeparator, body.orderUids);
+  const signer = signature && recoverEcdsaSigner(body.signingScheme, digest, signature);
+  if (!signature || !signer) throw orderbookErrors.invalidSignature('no signer of the cancellations can be recovered');
+  const uids = [...new Set(body.orderUids.map((uid) => uid.toLowerCase()))];
+  return { uids, cancellation: { signingScheme: body.signingScheme, signature, signer } };
 }

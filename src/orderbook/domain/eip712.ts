@@ -62,6 +62,8 @@ export const ORDER_TYPE_HASH = id(
     'bytes32 appData,uint256 feeAmount,string kind,bool partiallyFillable,string sellTokenBalance,string buyTokenBalance)',
 );
 export const CANCELLATION_TYPE_HASH = id('OrderCancellation(bytes orderUid)');
+/** The bulk cancellation of DELETE /api/v1/orders. */
+export const CANCELLATIONS_TYPES = { OrderCancellations: [{ name: 'orderUids', type: 'bytes[]' }] };
 
 /** The settlement contract's domain: `{name: "Gnosis Protocol", version: "v2", chainId, verifyingContract}`. */
 export function gpv2Domain(chainId: bigint | number, verifyingContract: string): TypedDataDomain {
@@ -133,6 +135,11 @@ export function cancellationDigest(separator: string, orderUid: string): string 
   words.set(getBytes(CANCELLATION_TYPE_HASH), 0);
   words.set(getBytes(keccak256(orderUid)), WORD);
   return typedDataDigest(separator, keccak256(words));
+}
+
+/** The digest of `OrderCancellations(bytes[] orderUids)` that a bulk cancellation signs (rare: ethers' encoder). */
+export function cancellationsDigest(separator: string, orderUids: string[]): string {
+  return typedDataDigest(separator, TypedDataEncoder.hashStruct('OrderCancellations', CANCELLATIONS_TYPES, { orderUids }));
 }
 
 const ETH_SIGN_PREFIX = new TextEncoder().encode('\x19Ethereum Signed Message:\n32');

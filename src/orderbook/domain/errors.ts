@@ -74,6 +74,25 @@ export const orderbookErrors = {
   orderExpired: () => badRequest('OrderExpired', 'order is expired'),
   onChainOrder: () => badRequest('OnChainOrder', 'eip1271 and presign orders must be cancelled on-chain'),
 
+  // Today's API (cowprotocol/services' errorTypes).
+  invalidAppData: (detail: string) => badRequest('InvalidAppData', detail),
+  appDataInvalid: (detail: string) => badRequest('AppDataInvalid', detail),
+  appDataHashMismatch: (expected: string, actual: string) =>
+    badRequest('AppDataHashMismatch', `appDataHash ${expected} is not the keccak256 ${actual} of the app data`),
+  quoteNotFound: (id: number) => badRequest('QuoteNotFound', `quote ${id} not found`),
+  invalidQuote: (detail: string) => badRequest('InvalidQuote', detail),
+  noLiquidity: (token: string) => new OrderbookError(404, 'NoLiquidity', `no price for token ${token}`),
+  sellAmountDoesNotCoverFee: (fee: bigint) =>
+    badRequest('SellAmountDoesNotCoverFee', `the sell amount does not cover the fee of ${fee}`),
+  invalidLimit: (detail: string) => badRequest('InvalidLimit', detail),
+  invalidTradeFilter: (detail: string) => badRequest('InvalidTradeFilter', detail),
+  invalidAddress: (value: string) =>
+    badRequest('InvalidAddress', `"${value.slice(0, 60)}" is not an address (0x + 40 hex digits)`),
+  invalidTxHash: (value: string) =>
+    badRequest('InvalidTxHash', `"${value.slice(0, 80)}" is not a transaction hash (0x + 64 hex digits)`),
+  invalidAppDataHash: (value: string) =>
+    badRequest('InvalidAppDataHash', `"${value.slice(0, 80)}" is not an app data hash (0x + 64 hex digits)`),
+
   // Generic answers.
   notFound: (what: string) => new OrderbookError(404, 'NotFound', `${what} not found`),
   tooManyRequests: (detail: string) => new OrderbookError(429, 'TooManyRequests', detail),

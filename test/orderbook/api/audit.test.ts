@@ -111,15 +111,27 @@ describe('order book API: auditors', function () {
     const doc = JSON.parse(res.text);
     assert.equal(doc.openapi, '3.1.0');
     assert.deepEqual(Object.keys(doc.paths).sort(), [
+      '/api/v1/account/{owner}/orders',
+      '/api/v1/app_data',
+      '/api/v1/app_data/{app_data_hash}',
+      '/api/v1/auction',
       '/api/v1/domain',
       '/api/v1/events',
       '/api/v1/orders',
+      '/api/v1/orders/by_uids',
       '/api/v1/orders/{UID}',
       '/api/v1/orders/{UID}/events',
+      '/api/v1/orders/{UID}/status',
       '/api/v1/projections',
+      '/api/v1/quote',
       '/api/v1/solvable_orders',
+      '/api/v1/token/{token}/native_price',
       '/api/v1/tokens/{sellToken}/fee',
       '/api/v1/trades',
+      '/api/v1/transactions/{txHash}/orders',
+      '/api/v1/users/{address}/total_surplus',
+      '/api/v1/version',
+      '/api/v2/trades',
     ]);
     // Every $ref points into the document.
     const refs = JSON.stringify(doc).match(/"\$ref":"[^"]*"/g) ?? [];

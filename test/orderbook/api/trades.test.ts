@@ -70,7 +70,7 @@ describe('order book API: trades', function () {
   it('records each Trade log in the wire shape, fee included in sellAmount', async () => {
     const [first, second] = await trades(`?owner=${bob.address}`);
     assert.deepEqual(Object.keys(first).sort(), [
-      'blockNumber', 'buyAmount', 'buyToken', 'logIndex', 'orderUid', 'owner', 'sellAmount', 'sellAmountBeforeFees', 'sellToken', 'transactionHash',
+      'blockNumber', 'buyAmount', 'buyToken', 'logIndex', 'orderUid', 'owner', 'sellAmount', 'sellAmountBeforeFees', 'sellToken', 'transactionHash', 'txHash',
     ]);
     assert.deepEqual(
       { ...first, logIndex: 0 },
@@ -85,6 +85,7 @@ describe('order book API: trades', function () {
         sellAmountBeforeFees: e18(1).toString(),
         buyAmount: e18(1).toString(),
         transactionHash: bobReceipts[0].hash.toLowerCase(),
+        txHash: bobReceipts[0].hash.toLowerCase(),
       },
     );
     assert.equal(second.orderUid, bobOrders[1].uid);

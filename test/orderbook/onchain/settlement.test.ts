@@ -49,6 +49,7 @@ describe('order book on chain: settlement end to end', function () {
       sellAmountBeforeFees: e18(100).toString(),
       buyAmount: e18(100).toString(),
       transactionHash: receipt.hash.toLowerCase(),
+      txHash: receipt.hash.toLowerCase(),
     });
     const withoutLogIndex = ({ logIndex: _, ...rest }: Trade) => rest;
 

@@ -1,0 +1,113 @@
+/**
+ * POST /api/v1/quote: prices an order (domain/quote.ts) from the fee's price sources and the chain's gas
+ * price, and records it as a QuoteIssued event in the shared store; its id is the event's global position,
+ * so an order naming the quote finds it on any instance (find).
+ */
+import { randomUUID } from 'node:crypto';
+import type { EventStore } from '../eventstore/types.js';
+import type { OrderbookConfig } from '../config.js';
+import type { OrderQuoteRequest } from '../generated/orderbook/order-quote-request.js';
+import type { OrderQuoteResponse } from '../generated/orderbook/order-quote-response.js';
+import { validator } from '../schemas.js';
+import type { ChainContext } from './chain-context.js';
+import { orderbookErrors } from './domain/errors.js';
+import { resolveAppData } from './domain/app-data.js';
+import { quoteAmounts, quoteSide, quoteValidTo, type TokenPrice } from './domain/quote.js';
+import { asQuoteIssued, quoteIssued, quoteStreamId, type QuoteIssuedData } from './commands/book-events.js';
+
+const isQuoteRequest = validator<OrderQuoteRequest>('orderbook/order-quote-request.schema.json');
+const ZERO_APP_DATA = '0x' + '00'.repeat(32);
+
+export type StoredQuote = QuoteIssuedData & { id: number };
+
+export class Quotes {
+  constructor(
+    private readonly events: EventStore,
+    private readonly chain: ChainContext,
+    private readonly config: OrderbookConfig,
+    private readonly clock: () => number,
+  ) {}
+
+  /** The token's price in the native token (and the gas price when asked); NoLiquidity (404) when nothing prices it. */
+  async price(token: string, withGasPrice = false): Promise<{ price: TokenPrice; gasPrice: bigint | null }> {
+    const priced = this.chain.fees.nativePrice ? await this.chain.fees.nativePrice(token, withGasPrice) : null;
+    if (!priced) throw orderbookErrors.noLiquidity(token);
+    return priced;
+  }
+
+  async quote(body: unknown): Promise<OrderQuoteResponse> {
+    if (!isQuoteRequest(body)) throw orderbookErrors.fromSchema(isQuoteRequest.errors, 'quote');
+    const now = Math.floor(this.clock() / 1000);
+    const sellToken = body.sellToken.toLowerCase();
+    const buyToken = body.buyToken.toLowerCase();
+    if (sellToken === buyToken) throw orderbookErrors.sameBuyAndSellToken();
+    const appData = resolveAppData(body.appData ?? ZERO_APP_DATA, body.appDataHash);
+    if (!appData) throw orderbookErrors.invalidAppData('appData must be 32 bytes (0x + 64 hex digits) or the app data JSON document');
+    const side = quoteSide(body);
+    const validTo = quoteValidTo(body, now);
+    const minValidTo = now + this.config.minValidToSeconds;
+    if (validTo < minValidTo) throw orderbookErrors.insufficientValidTo(minValidTo);
+    const [sell, buy] = await Promise.all([this.price(sellToken, true), this.price(buyToken)]);
+    const gasPrice = sell.gasPrice!;
+    const gasAmount = BigInt(this.config.gasPerTrade);
+    const amounts = quoteAmounts(side, sell.price, buy.price, gasPrice, gasAmount);
+    if (amounts.buyAmount === 0n) throw orderbookErrors.zeroAmount();
+    const quotedAt = new Date(this.clock());
+    const data: QuoteIssuedData = {
+      sellToken,
+      buyToken,
+      receiver: body.receiver ? body.receiver.toLowerCase() : null,
+      sellAmount: amounts.sellAmount.toString(),
+      buyAmount: amounts.buyAmount.toString(),
+      feeAmount: amounts.feeAmount.toString(),
+      validTo,
+      appData: appData.hash,
+      fullAppData: appData.full,
+      kind: body.kind,
+      partiallyFillable: body.partiallyFillable ?? false,
+      sellTokenBalance: body.sellTokenBalance ?? 'erc20',
+      buyTokenBalance: body.buyTokenBalance ?? 'erc20',
+      signingScheme: body.signingScheme ?? 'eip712',
+      from: body.from.toLowerCase(),
+      priceQuality: body.priceQuality ?? 'verified',
+      gasAmount: gasAmount.toString(),
+      gasPrice: gasPrice.toString(),
+      sellTokenPrice: String(Number(sell.price.numerator) / Number(sell.price.denominator)),
+      expiration: new Date(quotedAt.getTime() + this.config.feeQuoteTtlSeconds * 1000).toISOString(),
+      quotedAt: quotedAt.toISOString(),
+    };
+    const { position } = await this.events.append(quoteStreamId(randomUUID()), [quoteIssued(data)], 0);
+    return {
+      quote: {
+        sellToken,
+        buyToken,
+        receiver: data.receiver,
+        sellAmount: data.sellAmount,
+        buyAmount: data.buyAmount,
+        validTo,
+        appData: appData.full ?? appData.hash,
+        ...(appData.full ? { appDataHash: appData.hash } : {}),
+        feeAmount: data.feeAmount,
+        gasAmount: data.gasAmount,
+        gasPrice: data.gasPrice,
+        sellTokenPrice: data.sellTokenPrice,
+        kind: data.kind,
+        partiallyFillable: data.partiallyFillable,
+        sellTokenBalance: data.sellTokenBalance,
+        buyTokenBalance: data.buyTokenBalance,
+        signingScheme: data.signingScheme,
+      },
+      from: data.from,
+      expiration: data.expiration,
+      id: position,
+      verified: false,
+    };
+  }
+
+  /** The quote with id `id` (any instance's), or null. */
+  async find(id: number): Promise<StoredQuote | null> {
+    if (!Number.isSafeInteger(id) || id < 1) return null;
+    const [event] = await this.events.readAll(id - 1, 1);
+    return event?.position === id ? asQuoteIssued(event) : null;
+  }
+}
