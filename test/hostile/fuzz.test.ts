@@ -22,7 +22,13 @@ const RPC_METHODS = [
   'eth_blockNumber', 'eth_getBalance', 'eth_call', 'eth_getLogs', 'eth_getProof', 'web3_sha3', 'eth_createAccessList',
   'eth_simulateV1', 'eth_subscribe', 'eth_unsubscribe', 'eth_sendRawTransaction', 'eth_getBlockByNumber', 'debug_traceCall',
 ];
-const API_PATHS = ['/orders', '/trades', '/events', '/solvable_orders', '/domain', '/projections', '/openapi.json'];
+const ADDRESS = '0x' + '5a'.repeat(20);
+const TX_HASH = '0x' + '7b'.repeat(32);
+const API_PATHS = [
+  '/orders', '/trades', '/events', '/solvable_orders', '/domain', '/projections', '/openapi.json', '/auction',
+  `/account/${ADDRESS}/orders`, `/token/${ADDRESS}/native_price`, `/users/${ADDRESS}/total_surplus`,
+  `/transactions/${TX_HASH}/orders`, `/app_data/${TX_HASH}`, '/../v2/trades', '/quote', '/orders/by_uids',
+];
 const QUERY_KEYS = ['owner', 'sellToken', 'buyToken', 'orderUid', 'offset', 'limit', 'after', 'minValidTo', '__proto__', 'constructor', 'bogus'];
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE', 'PROPFIND', 'PURGE', 'SEARCH', 'LOCK', 'MKCOL', 'COPY'];
 
@@ -57,7 +63,7 @@ type Input =
   | { channel: 'rest-get'; method: string; params: string }
   | { channel: 'rest-post' | 'network' | 'ws'; body: string }
   | { channel: 'order'; field: string; value: string | undefined }
-  | { channel: 'api-body'; method: 'POST' | 'DELETE'; path: string; body: string }
+  | { channel: 'api-body'; method: 'POST' | 'DELETE' | 'PUT'; path: string; body: string }
   | { channel: 'api-query'; path: string; query: [string, string][] }
   | { channel: 'api-method'; method: string; path: string };
 
@@ -68,13 +74,13 @@ function inputs(orderFields: string[]): fc.Arbitrary<Input> {
     fc.record({ channel: fc.constant('order' as const), field: fc.constantFrom(...orderFields, 'extra', '__proto__'), value: fc.option(valueText, { nil: undefined }) }),
     fc.record({
       channel: fc.constant('api-body' as const),
-      method: fc.constantFrom('POST' as const, 'DELETE' as const),
-      path: fc.constantFrom('/orders', `/orders/0x${'ab'.repeat(56)}`, '/orders/0x12'),
+      method: fc.constantFrom('POST' as const, 'DELETE' as const, 'PUT' as const),
+      path: fc.constantFrom('/orders', `/orders/0x${'ab'.repeat(56)}`, '/orders/0x12', '/quote', '/orders/by_uids', `/app_data/${TX_HASH}`, '/app_data'),
       body: fc.oneof(valueText, fc.string({ unit: 'binary', maxLength: 100 })),
     }),
     fc.record({
       channel: fc.constant('api-query' as const),
-      path: fc.constantFrom(...API_PATHS, `/orders/0x${'cd'.repeat(56)}`, '/orders/%ff%fe', '/tokens/0x12/fee'),
+      path: fc.constantFrom(...API_PATHS, `/orders/0x${'cd'.repeat(56)}`, `/orders/0x${'cd'.repeat(56)}/status`, '/orders/%ff%fe', '/tokens/0x12/fee', '/account/0x12/orders', '/token/xyz/native_price'),
       query: fc.array(fc.tuple(fc.constantFrom(...QUERY_KEYS), fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('0x' + '11'.repeat(20), '-1', '1e9', '[]'))), { maxLength: 4 }),
     }),
     fc.record({ channel: fc.constant('api-method' as const), method: fc.constantFrom(...HTTP_METHODS), path: fc.constantFrom(...API_PATHS, '/orders/0x12/events') }),
