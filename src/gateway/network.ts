@@ -41,7 +41,7 @@ export class Network {
       const http = new HttpUpstream({ name, url: anvil.httpUrl, timeoutMs });
       const ws = new WsUpstream({ name, url: anvil.wsUrl, timeoutMs, logger: log });
       log.info({ url: anvil.httpUrl, chainId: config.chainId }, 'embedded anvil started');
-      const pool = new UpstreamPool([{ transport: http }], poolOptions);
+      const pool = new UpstreamPool([{ transport: http, url: anvil.httpUrl }], poolOptions);
       await pool.start();
       return new Network(config.name, config.chainId, pool, new SubscriptionHub(ws, config.name, log), anvil, [ws]);
     }
@@ -50,12 +50,17 @@ export class Network {
       const transport: UpstreamTransport = /^wss?:/.test(u.url)
         ? new WsUpstream({ name, url: u.url, timeoutMs, logger: log })
         : new HttpUpstream({ name, url: u.url, timeoutMs });
-      return { transport, role: u.role, weight: u.weight };
+      return { transport, role: u.role, weight: u.weight, url: u.url };
     });
     const ws = members.map((m) => m.transport).find((t): t is WsUpstream => t instanceof WsUpstream);
     const pool = new UpstreamPool(members, poolOptions);
     await pool.start();
     return new Network(config.name, config.chainId, pool, new SubscriptionHub(ws, config.name, log), undefined, []);
+  }
+
+  /** The network's head: the highest block its upstreams reported. */
+  get head(): number | undefined {
+    return this.pool.head;
   }
 
   /** Whether an upstream answers at all (used by /healthz). */
