@@ -36,6 +36,8 @@ export class OrderbookSupervisor {
   private readonly stopped = new AbortController();
   private loop: Promise<void> | undefined;
   private attempts = 0;
+  private settle!: () => void;
+  private readonly settled = new Promise<void>((resolve) => (this.settle = resolve));
 
   constructor(
     private readonly config: Config,
@@ -49,9 +51,9 @@ export class OrderbookSupervisor {
     this.loop ??= this.run();
   }
 
-  /** Resolves once the order book is up (or the supervisor stopped); for tests and the service's start. */
-  async untilSettled(): Promise<void> {
-    while (this.state === 'starting' && !this.stopped.signal.aborted) await sleep(50);
+  /** Resolves once the first attempt ended (up or down) or the supervisor stopped. */
+  untilSettled(): Promise<void> {
+    return this.settled;
   }
 
   status(): OrderbookStatus {
@@ -66,6 +68,7 @@ export class OrderbookSupervisor {
 
   async stop(): Promise<void> {
     this.stopped.abort();
+    this.settle();
     await this.loop;
     await this.running?.stop();
     this.running = undefined;
@@ -87,12 +90,14 @@ export class OrderbookSupervisor {
         this.running = running;
         this.state = 'up';
         this.reason = undefined;
+        this.settle();
         if (this.attempts > 1) log.info({ attempts: this.attempts }, 'order book up');
         return;
       } catch (err) {
         const wait = Math.min(max, first * 2 ** Math.min(this.attempts - 1, 10));
         this.state = 'down';
         this.reason = (err as Error).message;
+        this.settle();
         log.error({ err: this.reason, retryInMs: wait }, 'order book could not start; the gateway serves on, retrying');
         try {
           await sleep(wait, undefined, { signal: this.stopped.signal });

@@ -5,6 +5,24 @@ import { bootstrapDevChain, devChainPlan } from '../../src/orderbook/chain/devch
 import { eventually } from '../support/upstreams.js';
 import { http, postWithHost } from '../support/http.js';
 import { WsClient } from '../support/ws.js';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { freePort } from '../../src/chain/anvil.js';
+import { createTestSchema, databaseUrl } from '../support/postgres.js';
+
+/** A TCP relay on `port` to PostgreSQL: the database "comes back" when it starts listening. */
+function postgresRelay(port: number, target: URL): Promise<Server & { sockets: Set<Socket> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(Object.assign(server, { sockets }))));
+}
 
 describe('service: the gateway serves whatever the order book does', function () {
   this.timeout(120_000);
@@ -69,4 +87,46 @@ describe('service: the gateway serves whatever the order book does', function ()
     assert.equal(after.role, 'leader');
     assert.ok(service.orderbook, 'the running book is reachable from the service');
   });
+
+  it('starts with the database unreachable and brings the order book up once it answers', async function () {
+    if (!databaseUrl) this.skip();
+    await service?.stop();
+    const schema = await createTestSchema('sup');
+    const port = await freePort();
+    const target = new URL(databaseUrl!);
+    const viaRelay = new URL(databaseUrl!);
+    viaRelay.hostname = '127.0.0.1';
+    viaRelay.port = String(port);
+    let relay: Awaited<ReturnType<typeof postgresRelay>> | undefined;
+    try {
+      service = await startTestService({
+        NETWORKS: 'mainnet',
+        UPSTREAM_MAINNET: chain.anvil.httpUrl,
+        SETTLEMENT_CONTRACT: devChainPlan().settlement.address,
+        INDEXER_START_BLOCK: '0',
+        ORDERBOOK: 'on',
+        DATABASE_URL: viaRelay.toString(),
+        DATABASE_SCHEMA: schema.schema,
+      });
+      const api = await http(`${service.url}/api/v1/solvable_orders`);
+      assert.equal(api.status, 503);
+      assert.equal(api.json.errorType, 'ServiceUnavailable');
+      assert.match(api.json.description, /ECONNREFUSED|connect/i);
+      assert.equal((await http(`${service.url}/v1/jsonrpc/mainnet/eth_blockNumber`)).status, 200);
+      assert.deepEqual((await http(`${service.url}/healthz`)).json.down, ['orderbook']);
+
+      relay = await postgresRelay(port, target);
+      await eventually(async () => (await http(`${service.url}/status`)).json.orderbook.state === 'up', 60_000, 'order book up');
+      assert.equal((await http(`${service.url}/api/v1/solvable_orders`)).status, 200);
+    } finally {
+      await service?.stop();
+      service = undefined as unknown as TestService;
+      if (relay) {
+        for (const s of relay.sockets) s.destroy();
+        await new Promise((r) => relay!.close(r));
+      }
+      await schema.drop();
+    }
+  });
 });
+
