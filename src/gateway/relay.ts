@@ -122,15 +122,15 @@ export class Relay {
 
   private checkLimits(call: UpstreamCall): void {
     if (call.method === 'eth_getLogs') {
-      const { pool } = this.network;
-      checkLogsRange(call.params, this.options.maxLogsBlockRange, { head: pool.head, finalized: pool.finalizedBlock });
+      const { pool, head } = this.network;
+      checkLogsRange(call.params, this.options.maxLogsBlockRange, { head, finalized: pool.finalizedBlock });
     }
   }
 
   /** The highest block whose results are final (see cache/policy.ts). */
   private safeBlock(): number | undefined {
-    const { pool } = this.network;
-    return safeBlockOf(pool.head, pool.finalizedBlock, this.options.reorgDepth);
+    const { pool, head } = this.network;
+    return safeBlockOf(head, pool.finalizedBlock, this.options.reorgDepth);
   }
 
   private cacheable(call: UpstreamCall): Cacheable | undefined {

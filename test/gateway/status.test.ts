@@ -33,6 +33,11 @@ describe('gateway: GET /status', function () {
       const res = await postWithHost(service.url, 'mainnet.localhost', { jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] });
       assert.equal(res.json.result.number, '0x1');
     }
+    // Uncached reads take turns on the two answering upstreams: both have latency samples.
+    for (let i = 0; i < 4; i++) {
+      const res = await postWithHost(service.url, 'mainnet.localhost', { jsonrpc: '2.0', id: 1, method: 'eth_gasPrice', params: [] });
+      assert.match(res.json.result, /^0x/);
+    }
     await eventually(async () => (await http(`${service.url}/status`)).json.networks.mainnet.upstreams[2].state === 'out');
 
     const res = await http(`${service.url}/status`);

@@ -55,6 +55,14 @@ export interface UpstreamStatus {
   head?: number;
 }
 
+/** Upstreams' heads as another part (the head tracker) knows them. */
+export interface HeadReports {
+  /** The upstream's current head, undefined when not known to be current. */
+  upstreamHead(name: string): number | undefined;
+  /** Brings what upstreamHead says up to date: asks the upstreams it has not heard from lately, or all. */
+  refresh(all: boolean): Promise<void>;
+}
+
 /** One upstream in GET /status (docs/gateway-head.md). */
 export interface UpstreamReport {
   id: string;
@@ -136,6 +144,7 @@ export class UpstreamPool {
   private timer: NodeJS.Timeout | undefined;
   private probing: Promise<void> | undefined;
   private readonly log: Logger;
+  private heads: HeadReports | undefined;
 
   constructor(
     members: PoolMember[],
@@ -153,9 +162,17 @@ export class UpstreamPool {
 
   /** Runs the first health check (so the head is known before traffic) and schedules the next ones. */
   async start(): Promise<void> {
-    await Promise.race([this.checkHealth(), sleep(FIRST_CHECK_WAIT_MS, undefined, { ref: false })]);
-    this.timer = setInterval(() => void this.checkHealth(), this.options.health.checkIntervalMs);
+    await Promise.race([this.checkHealth(false), sleep(FIRST_CHECK_WAIT_MS, undefined, { ref: false })]);
+    this.timer = setInterval(() => void this.checkHealth(false), this.options.health.checkIntervalMs);
     this.timer.unref();
+  }
+
+  /**
+   * Where health checks find an upstream's head without asking it: the network's head tracker, which polls
+   * or subscribes anyway. An upstream whose head it does not know currently is asked eth_blockNumber.
+   */
+  useHeads(heads: HeadReports): void {
+    this.heads = heads;
   }
 
   /** The highest block any answering upstream reported at the last health check. */
@@ -364,13 +381,17 @@ export class UpstreamPool {
 
   // --- health checks
 
-  /** One round of health checks; a round still running when the next is due is not doubled. */
-  checkHealth(): Promise<void> {
-    this.probing ??= this.probeAll().finally(() => (this.probing = undefined));
+  /**
+   * One round of health checks; a round still running when the next is due is not doubled. `fresh`: every
+   * head is asked for now (a scheduled round takes what the head tracker heard lately).
+   */
+  checkHealth(fresh = true): Promise<void> {
+    this.probing ??= this.probeAll(fresh).finally(() => (this.probing = undefined));
     return this.probing;
   }
 
-  private async probeAll(): Promise<void> {
+  private async probeAll(fresh: boolean): Promise<void> {
+    await this.heads?.refresh(fresh);
     const heads = await Promise.all(this.members.map((m) => this.probe(m)));
     let best: number | undefined;
     for (const head of heads) if (head !== undefined && (best === undefined || head > best)) best = head;
@@ -397,6 +418,12 @@ export class UpstreamPool {
           return undefined;
         }
         member.chainChecked = true;
+      }
+      const known = this.heads?.upstreamHead(member.name);
+      if (known !== undefined) {
+        member.head = known;
+        metrics.upstreamHead.labels(this.options.network, member.name).set(known);
+        return known;
       }
       const started = performance.now();
       const outcome = await member.transport.send({ method: 'eth_blockNumber', params: [] });
