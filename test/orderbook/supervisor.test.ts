@@ -5,24 +5,8 @@ import { bootstrapDevChain, devChainPlan } from '../../src/orderbook/chain/devch
 import { eventually } from '../support/upstreams.js';
 import { http, postWithHost } from '../support/http.js';
 import { WsClient } from '../support/ws.js';
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import { freePort } from '../../src/chain/anvil.js';
+import { TcpRelay } from '../support/upstreams.js';
 import { createTestSchema, databaseUrl } from '../support/postgres.js';
-
-/** A TCP relay on `port` to PostgreSQL: the database "comes back" when it starts listening. */
-function postgresRelay(port: number, target: URL): Promise<Server & { sockets: Set<Socket> }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(Object.assign(server, { sockets }))));
-}
 
 describe('service: the gateway serves whatever the order book does', function () {
   this.timeout(120_000);
@@ -92,12 +76,13 @@ describe('service: the gateway serves whatever the order book does', function ()
     if (!databaseUrl) this.skip();
     await service?.stop();
     const schema = await createTestSchema('sup');
-    const port = await freePort();
+    // PostgreSQL behind a relay that is down at first: the database is unreachable, then comes back.
     const target = new URL(databaseUrl!);
+    const relay = await TcpRelay.start(Number(target.port || 5432), target.hostname);
+    await relay.kill();
     const viaRelay = new URL(databaseUrl!);
     viaRelay.hostname = '127.0.0.1';
-    viaRelay.port = String(port);
-    let relay: Awaited<ReturnType<typeof postgresRelay>> | undefined;
+    viaRelay.port = String(relay.port);
     try {
       service = await startTestService({
         NETWORKS: 'mainnet',
@@ -115,16 +100,13 @@ describe('service: the gateway serves whatever the order book does', function ()
       assert.equal((await http(`${service.url}/v1/jsonrpc/mainnet/eth_blockNumber`)).status, 200);
       assert.deepEqual((await http(`${service.url}/healthz`)).json.down, ['orderbook']);
 
-      relay = await postgresRelay(port, target);
+      await relay.revive();
       await eventually(async () => (await http(`${service.url}/status`)).json.orderbook.state === 'up', 60_000, 'order book up');
       assert.equal((await http(`${service.url}/api/v1/solvable_orders`)).status, 200);
     } finally {
       await service?.stop();
       service = undefined as unknown as TestService;
-      if (relay) {
-        for (const s of relay.sockets) s.destroy();
-        await new Promise((r) => relay!.close(r));
-      }
+      await relay.kill();
       await schema.drop();
     }
   });
