@@ -12,6 +12,9 @@ import { UpstreamPool, type PoolMember } from './upstream/pool.js';
 import type { UpstreamTransport } from './upstream/types.js';
 import { SubscriptionHub } from './subscriptions.js';
 import { HeadTracker } from './head/tracker.js';
+import { atLeast } from './head/consistency.js';
+import type { RpcOutcome } from './jsonrpc.js';
+import type { UpstreamCall } from './upstream/types.js';
 
 export interface NetworkOptions {
   config: NetworkConfig;
@@ -73,7 +76,43 @@ export class Network {
     await Promise.all([tracker.start(), pool.start()]);
     const wsUpstreams = headSources.filter((t): t is WsUpstream => t instanceof WsUpstream);
     const hub = new SubscriptionHub({ tracker, wsUpstreams, send: (call) => pool.send(call), network: config.name, logger: log });
-    return new Network(config.name, config.chainId, pool, hub, tracker, anvil, extra);
+    const network = new Network(config.name, config.chainId, pool, hub, tracker, anvil, extra);
+    // A reorganisation to a shorter chain lowers the floor under eth_blockNumber with it.
+    tracker.onChange(({ removed }) => {
+      const head = tracker.head?.number;
+      if (removed.length > 0 && head !== undefined && network.answeredHead !== undefined && head < network.answeredHead) {
+        network.answeredHead = head;
+      }
+    });
+    return network;
+  }
+
+  /** The highest eth_blockNumber answered to a client (lowered only by a reorganisation to a shorter chain). */
+  private answeredHead: number | undefined;
+
+  /**
+   * An upstream's eth_blockNumber answer as the client gets it: never below the network's head nor below
+   * what was answered before, so that switching to a node that lags cannot make it go backwards.
+   */
+  blockNumberAnswer(outcome: RpcOutcome): RpcOutcome {
+    const tracked = this.tracker.head?.number;
+    const floor = tracked === undefined ? this.answeredHead : Math.max(tracked, this.answeredHead ?? tracked);
+    const answer = atLeast(outcome, floor);
+    const n = typeof answer.result === 'string' ? Number(answer.result) : NaN;
+    if (Number.isSafeInteger(n) && (this.answeredHead === undefined || n > this.answeredHead)) this.answeredHead = n;
+    return answer;
+  }
+
+  /**
+   * eth_getBlockByNumber("latest") as the block at the head the gateway has answered (or tracked): then a
+   * node that lags is not asked for it, and the block a client gets as latest never goes backwards. With a
+   * single upstream there is nothing to switch between: "latest" goes as it is.
+   */
+  pinLatest(call: UpstreamCall): UpstreamCall {
+    if (call.method !== 'eth_getBlockByNumber' || call.params[0] !== 'latest' || this.pool.size < 2) return call;
+    const tracked = this.tracker.head?.number;
+    const head = Math.max(tracked ?? -1, this.answeredHead ?? -1);
+    return head < 0 ? call : { method: call.method, params: ['0x' + head.toString(16), ...call.params.slice(1)] };
   }
 
   /** The network's head: the highest block its upstreams reported. */

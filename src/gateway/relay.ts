@@ -51,13 +51,14 @@ export class Relay {
 
   /** Not an async function, so that the common path adds no promise of its own; it never throws. */
   call(request: CheckedRequest): Promise<RpcOutcome> {
-    const call: UpstreamCall = { method: request.method, params: request.params };
+    const call = this.network.pinLatest({ method: request.method, params: request.params });
     try {
       this.checkLimits(call);
     } catch (err) {
       return Promise.reject(err);
     }
     if (!isRead(call.method)) return this.network.pool.send(call);
+    if (call.method === 'eth_blockNumber') return this.read(call, undefined).then((o) => this.network.blockNumberAnswer(o));
     const cacheable = this.cacheable(call);
     return cacheable ? this.cachedRead(call, cacheable) : this.read(call, undefined);
   }
@@ -76,7 +77,7 @@ export class Relay {
     const apart: Promise<void>[] = [];
     await Promise.all(
       requests.map(async (request, index) => {
-        const call: UpstreamCall = { method: request.method, params: request.params };
+        const call = this.network.pinLatest({ method: request.method, params: request.params });
         try {
           this.checkLimits(call);
         } catch (err) {
@@ -101,7 +102,7 @@ export class Relay {
             ? [await this.network.pool.send(pending[0].call)]
             : await this.network.pool.sendBatch(pending.map((p) => p.call));
         pending.forEach((p, i) => {
-          answers[p.index] = outcomes[i];
+          answers[p.index] = p.call.method === 'eth_blockNumber' ? this.network.blockNumberAnswer(outcomes[i]) : outcomes[i];
           if (p.cacheable) this.keep(p.call, p.cacheable, outcomes[i]);
         });
       } catch (err) {

@@ -249,8 +249,13 @@ async function delayingProxy(target: string, delayMs: number): Promise<Server> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       await new Promise((r) => setTimeout(r, delayMs));
-      const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+      try {
+        const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+      } catch {
+        // anvil stopped while a request (e.g. the head tracker's poll) was held: as a node that went away
+        res.destroy();
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

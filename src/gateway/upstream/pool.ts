@@ -26,6 +26,7 @@ import type { Histogram } from 'prom-client';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { ErrorWindow, excessLag, tooManyErrors, weightedPick } from './health.js';
 import { LatencyWindow, redactUrl } from './latency.js';
+import { nullMeansBehind, requestedBlock } from '../head/consistency.js';
 
 export type UpstreamRole = 'primary' | 'fallback';
 
@@ -61,6 +62,8 @@ export interface HeadReports {
   upstreamHead(name: string): number | undefined;
   /** Brings what upstreamHead says up to date: asks the upstreams it has not heard from lately, or all. */
   refresh(all: boolean): Promise<void>;
+  /** The network's head. */
+  readonly latest: { number: number } | undefined;
 }
 
 /** One upstream in GET /status (docs/gateway-head.md). */
@@ -175,6 +178,11 @@ export class UpstreamPool {
     this.heads = heads;
   }
 
+  /** Number of upstreams. */
+  get size(): number {
+    return this.members.length;
+  }
+
   /** The highest block any answering upstream reported at the last health check. */
   get head(): number | undefined {
     return this.bestHead;
@@ -240,10 +248,12 @@ export class UpstreamPool {
       }
       if (
         more &&
-        outcome.error !== undefined &&
         this.options.health.retryBehindErrors &&
-        isBehindAnswer(call.method, outcome.error)
+        (outcome.error !== undefined
+          ? isBehindAnswer(call.method, outcome.error)
+          : outcome.result === null && nullMeansBehind(call.method, call.params, this.networkHead))
       ) {
+        // "behind" in words, or null for a block the network has: another upstream may have it.
         behind = outcome;
         metrics.upstreamRetries.labels(this.options.network, 'behind').inc();
         continue;
@@ -294,7 +304,24 @@ export class UpstreamPool {
       const home = this.filterHome();
       return [home, ...this.rotation().filter((m) => m !== home)];
     }
-    return this.rotation();
+    const order = this.rotation();
+    const block = order.length > 1 ? requestedBlock(call.method, call.params) : undefined;
+    return block === undefined ? order : this.reachingFirst(order, block);
+  }
+
+  /** The network's head: the head tracker's, else the best head of the last health check. */
+  private get networkHead(): number | undefined {
+    return this.heads?.latest?.number ?? this.bestHead;
+  }
+
+  /** `order` with the upstreams known to be below `block` moved to the end (they would answer null). */
+  private reachingFirst(order: Upstream[], block: number): Upstream[] {
+    const below = (m: Upstream) => {
+      const head = this.heads?.upstreamHead(m.name) ?? m.head;
+      return head !== undefined && head < block;
+    };
+    if (!order.some(below)) return order;
+    return [...order.filter((m) => !below(m)), ...order.filter(below)];
   }
 
   /** Candidates in the order to try them: a weighted pick among healthy primaries first. */
