@@ -429,7 +429,10 @@ export class UpstreamPool {
       if (lag !== undefined) this.takeOut(member, `lags ${lag} blocks behind the best head ${best}`);
       else this.putBack(member);
     });
+    const moved = best !== this.bestHead;
     this.bestHead = best;
+    // The finalized block only moves when the head does: an idle chain costs no call for it.
+    if (!moved && this.finalized !== undefined) return;
     const leader = this.members.find((m, i) => heads[i] === best && m.inRotation);
     this.finalized = leader ? await this.finalizedOf(leader) : undefined;
   }
