@@ -163,6 +163,44 @@ for (const transport of ['http', 'ws'] as const) {
         await client.close();
       }
     });
+
+    if (transport === 'ws') {
+      it('moves newPendingTransactions to the other WebSocket upstream when its node dies', async () => {
+        const { client, arrivals } = await timedClient(service);
+        const sent: string[] = [];
+        const send = async () => {
+          const value = '0x' + (sent.length + 1).toString(16);
+          sent.push(await anvil.rpc('eth_sendTransaction', [{ from: DEV_ADDRESSES[1], to: DEV_ADDRESSES[2], value }]));
+        };
+        /** Sends transactions until one sent from now on is notified (one sent while it moves may be missed). */
+        const flowing = async (what: string) => {
+          const from = sent.length;
+          const deadline = Date.now() + 10_000;
+          while (!arrivals.some((a) => a.sub === id && sent.indexOf(a.result) >= from)) {
+            assert.ok(Date.now() < deadline, `pending transactions flow again ${what}`);
+            await send();
+            await sleep(300);
+          }
+        };
+        let id = '';
+        try {
+          id = (await client.call('eth_subscribe', ['newPendingTransactions'])).result;
+          await anvil.rpc('evm_setAutomine', [false]);
+          await flowing('at first');
+          await relays[0].kill();
+          await flowing('after one node died');
+          await relays[0].revive();
+          await relays[1].kill();
+          await flowing('after the other node died');
+          const hashes = arrivals.filter((a) => a.sub === id).map((a) => a.result);
+          assert.equal(new Set(hashes).size, hashes.length, 'each once');
+          assert.ok(hashes.every((h) => sent.includes(h)));
+        } finally {
+          await anvil.rpc('evm_setAutomine', [true]).catch(() => undefined);
+          await client.close();
+        }
+      });
+    }
   });
 }
 

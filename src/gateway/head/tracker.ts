@@ -51,6 +51,8 @@ interface Source {
   live: boolean;
   timer: NodeJS.Timeout | undefined;
   subscribed: boolean;
+  /** Its newHeads subscription id, while subscribed. */
+  subscriptionId: string | undefined;
   polling: boolean;
 }
 
@@ -76,6 +78,7 @@ export class HeadTracker implements HeadSource {
       live: false,
       timer: undefined,
       subscribed: false,
+      subscriptionId: undefined,
       polling: false,
     }));
   }
@@ -130,14 +133,6 @@ export class HeadTracker implements HeadSource {
     return () => this.blockListeners.delete(listener);
   }
 
-  /** A head learnt elsewhere (an upstream's answer to eth_blockNumber is only a number: not used). */
-  report(name: string, raw: unknown): Promise<void> {
-    const source = this.sources.find((s) => s.name === name);
-    const block = toTrackedBlock(raw);
-    if (!source || !block) return Promise.resolve();
-    return this.enqueue(source, block);
-  }
-
   stop(): void {
     this.stopped = true;
     for (const s of this.sources) clearTimeout(s.timer);
@@ -148,8 +143,7 @@ export class HeadTracker implements HeadSource {
     this.stop();
     await Promise.all(
       this.sources.map(async (s) => {
-        const id = (s as Source & { subscriptionId?: string }).subscriptionId;
-        if (id && s.transport instanceof WsUpstream) await s.transport.unsubscribe(id);
+        if (s.subscriptionId && s.transport instanceof WsUpstream) await s.transport.unsubscribe(s.subscriptionId);
       }),
     );
   }
@@ -176,7 +170,7 @@ export class HeadTracker implements HeadSource {
         if (block) void this.enqueue(source, block);
       });
       if (outcome.error !== undefined) throw new Error(outcome.error.message);
-      (source as Source & { subscriptionId?: string }).subscriptionId = outcome.result as string;
+      source.subscriptionId = outcome.result as string;
       source.subscribed = true;
       source.live = true;
       clearTimeout(source.timer);
@@ -192,6 +186,7 @@ export class HeadTracker implements HeadSource {
 
   private pollWhileDown(source: Source): void {
     source.subscribed = false;
+    source.subscriptionId = undefined;
     source.live = false;
     this.schedulePoll(source);
   }
