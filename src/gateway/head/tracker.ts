@@ -13,6 +13,7 @@
  *   merely behind on another branch.
  * - Listeners get each change in order: blocks removed (newest first), then blocks added (in order).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../logger.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import type { UpstreamCall, UpstreamTransport } from '../upstream/types.js';
@@ -40,6 +41,10 @@ export interface TrackerOptions {
   /** Most blocks filled in after a gap; a wider gap restarts the chain at the new head. */
   maxBackfill?: number;
 }
+
+/** How long start() waits for the first reports, and close() for unsubscriptions: a hanging upstream must not hold up the service. */
+const START_WAIT_MS = 2_000;
+const CLOSE_WAIT_MS = 1_000;
 
 interface Source {
   name: string;
@@ -83,10 +88,13 @@ export class HeadTracker implements HeadSource {
     }));
   }
 
-  /** Subscribes or starts polling on every upstream; resolves after the first round of reports. */
+  /**
+   * Subscribes or starts polling on every upstream; resolves after the first round of reports, or after
+   * START_WAIT_MS when an upstream hangs (it goes on in the background).
+   */
   async start(): Promise<void> {
-    await Promise.all(this.sources.map((s) => this.startSource(s)));
-    await this.queue;
+    const first = Promise.all(this.sources.map((s) => this.startSource(s))).then(() => this.queue);
+    await Promise.race([first, sleep(START_WAIT_MS, undefined, { ref: false })]);
   }
 
   get head(): TrackedBlock | undefined {
@@ -138,14 +146,18 @@ export class HeadTracker implements HeadSource {
     for (const s of this.sources) clearTimeout(s.timer);
   }
 
-  /** Unsubscribes newHeads on every WebSocket upstream (the transports are closed by their owner). */
+  /**
+   * Unsubscribes newHeads on every WebSocket upstream (the transports are closed by their owner); an
+   * upstream that does not answer within a second is not waited for (the service must stop within 5 s).
+   */
   async close(): Promise<void> {
     this.stop();
-    await Promise.all(
+    const unsubscribed = Promise.all(
       this.sources.map(async (s) => {
         if (s.subscriptionId && s.transport instanceof WsUpstream) await s.transport.unsubscribe(s.subscriptionId);
       }),
     );
+    await Promise.race([unsubscribed, sleep(CLOSE_WAIT_MS, undefined, { ref: false })]);
   }
 
   // --- sources

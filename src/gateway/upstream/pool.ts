@@ -209,12 +209,13 @@ export class UpstreamPool {
     const now = performance.now();
     return this.members.map((m) => {
       const { failures, total } = m.errors.counts(now);
-      const lag = m.head === undefined || networkHead === undefined ? null : Math.max(0, networkHead - m.head);
+      const head = this.heads?.upstreamHead(m.name) ?? m.head;
+      const lag = head === undefined || networkHead === undefined ? null : Math.max(0, networkHead - head);
       return {
         id: m.name.replace(/\//g, '-'),
         url: m.url === undefined ? null : redactUrl(m.url),
         transport: m.url !== undefined && /^wss?:/i.test(m.url) ? 'ws' : 'http',
-        head: m.head ?? null,
+        head: head ?? null,
         lag,
         latencyMs: m.latency.quantiles(),
         errorRate: total === 0 ? 0 : Math.round((failures / total) * 1000) / 1000,
