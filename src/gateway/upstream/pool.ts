@@ -27,6 +27,7 @@ import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { ErrorWindow, excessLag, tooManyErrors, weightedPick } from './health.js';
 import { LatencyWindow, redactUrl } from './latency.js';
 import { nullMeansBehind, requestedBlock } from '../head/consistency.js';
+import type { UpstreamReport } from '../../generated/status.js';
 
 export type UpstreamRole = 'primary' | 'fallback';
 
@@ -66,18 +67,8 @@ export interface HeadReports {
   readonly latest: { number: number } | undefined;
 }
 
-/** One upstream in GET /status (docs/gateway-head.md). */
-export interface UpstreamReport {
-  id: string;
-  url: string | null;
-  transport: 'http' | 'ws';
-  head: number | null;
-  lag: number | null;
-  latencyMs: { p50: number | null; p99: number | null };
-  errorRate: number;
-  state: 'in' | 'out';
-  reason?: string;
-}
+/** One upstream in GET /status (schemas/status.schema.json). */
+export type { UpstreamReport } from '../../generated/status.js';
 
 /** The metrics of one upstream and method, looked up once (see metrics.ts on why). */
 interface CallMetrics {
