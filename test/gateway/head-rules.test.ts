@@ -107,10 +107,11 @@ describe('head rules', () => {
       assert.ok(matchesLog(parseLogsFilter({ topics: [null, T2] }), log(A, [T1, T2])));
       assert.ok(matchesLog(parseLogsFilter({ topics: [[T1, T2]] }), log(A, [T2])));
       assert.ok(!matchesLog(parseLogsFilter({ topics: [T1, T2] }), log(A, [T1])), 'a missing position does not match');
+      assert.ok(matchesLog(parseLogsFilter({ fromBlock: '0x1', toBlock: 'latest', address: A }), log(A, [])), 'a range is ignored');
     });
 
     it('refuses what is not a filter with -32602', () => {
-      for (const bad of ['x', [A], { address: 'nope' }, { topics: 'x' }, { topics: [1] }, { fromBlock: '0x1' }, { topics: [null, null, null, null, null] }]) {
+      for (const bad of ['x', [A], { address: 'nope' }, { topics: 'x' }, { topics: [1] }, { blockHash: '0x1' }, { topics: [null, null, null, null, null] }]) {
         assert.throws(() => parseLogsFilter(bad), (err: unknown) => err instanceof RpcError && err.code === -32602, JSON.stringify(bad));
       }
     });

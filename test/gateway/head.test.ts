@@ -164,6 +164,29 @@ for (const transport of ['http', 'ws'] as const) {
       }
     });
 
+    if (transport === 'http') {
+      it('a chain that only becomes shorter (evm_revert, no new block): removed logs, and eth_blockNumber follows it down', async () => {
+        const { client, arrivals } = await timedClient(service);
+        try {
+          const logsId = (await client.call('eth_subscribe', ['logs', { address: probe }])).result;
+          const snapshot = await anvil.rpc('evm_snapshot');
+          const base = Number(await anvil.rpc('eth_blockNumber'));
+          const old = await mineStream(anvil, probe, 2);
+          await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 2, 5_000, 'the logs');
+          await eventually(() => service.gateway.network('mainnet').head === base + 2, 5_000, 'the head');
+          await anvil.rpc('evm_revert', [snapshot]);
+          await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 4, 5_000, 'the removed logs');
+          const removed = arrivals.filter((a) => a.sub === logsId).slice(2).map((a) => a.result);
+          assert.deepEqual(removed.map((l) => [l.transactionHash, l.removed]), [[old[1].tx, true], [old[0].tx, true]]);
+          assert.equal(service.gateway.network('mainnet').head, base);
+          const res = await client.call('eth_blockNumber');
+          assert.equal(Number(res.result), base, 'a real reorganisation lowers eth_blockNumber');
+        } finally {
+          await client.close();
+        }
+      });
+    }
+
     if (transport === 'ws') {
       it('moves newPendingTransactions to the other WebSocket upstream when its node dies', async () => {
         const { client, arrivals } = await timedClient(service);

@@ -10,7 +10,8 @@
  *   announced (anvil's evm_revert). A lagging upstream's older blocks are on the chain already: no change.
  * - A block at or below the head with another hash is taken as a reorganisation only when the upstream
  *   reporting it had reported that height or higher before (its own chain changed), not from a node that is
- *   merely behind on another branch.
+ *   merely behind on another branch. A chain that only became shorter (an older block of the same chain as
+ *   the head) is taken once no other upstream still reports the old tip.
  * - Listeners get each change in order: blocks removed (newest first), then blocks added (in order).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -251,8 +252,10 @@ export class HeadTracker implements HeadSource {
     source.seenAt = Date.now();
     const tip = this.chain.head;
     if (this.chain.at(block.number)?.hash === block.hash) {
-      // Known. A node whose chain became shorter reports an old block as its head: a reorganisation.
-      if (tip && block.number < tip.number && previous !== undefined && previous >= tip.number) {
+      // Known. A node whose chain became shorter reports an old block as its head: a reorganisation, once
+      // no other upstream still reports the tip (one stale answer of a load-balanced provider is not one).
+      const stillAtTip = (s: Source) => s !== source && s.live && s.head !== undefined && tip !== undefined && s.head >= tip.number;
+      if (tip && block.number < tip.number && previous !== undefined && previous >= tip.number && !this.sources.some(stillAtTip)) {
         this.emit(this.chain.adopt([block]));
       }
       return;
