@@ -164,6 +164,29 @@ for (const transport of ['http', 'ws'] as const) {
       }
     });
 
+    it('after anvil_reorg (same height, no removed logs from anvil): removed:true for the replaced blocks\' logs, the new heads', async () => {
+      const { client, arrivals } = await timedClient(service);
+      try {
+        const headsId = (await client.call('eth_subscribe', ['newHeads'])).result;
+        const logsId = (await client.call('eth_subscribe', ['logs', { address: probe }])).result;
+        const old = await mineStream(anvil, probe, 2); // two blocks, each with a log
+        await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 2, 5_000, 'the logs');
+        await eventually(() => arrivals.some((a) => a.sub === headsId && a.result.hash === old[1].hash), 5_000, 'the head');
+        assert.equal(await anvil.rpc('anvil_reorg', [2, []]), null);
+        const replaced = await Promise.all(old.map((b) => anvil.rpc('eth_getBlockByNumber', [`0x${b.number.toString(16)}`, false])));
+        assert.equal(replaced[1].number, `0x${old[1].number.toString(16)}`, 'the height is kept');
+        await eventually(() => arrivals.some((a) => a.sub === headsId && a.result.hash === replaced[1].hash), 5_000, 'the new head');
+        await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 4, 5_000, 'the removed logs');
+        await sleep(300);
+        const logs = arrivals.filter((a) => a.sub === logsId).map((a) => a.result);
+        assert.deepEqual(logs.slice(2).map((l) => [l.transactionHash, l.removed]), [[old[1].tx, true], [old[0].tx, true]]);
+        const heads = arrivals.filter((a) => a.sub === headsId).map((a) => a.result.hash);
+        assert.deepEqual(heads.slice(heads.indexOf(old[1].hash) + 1), replaced.map((b) => b.hash));
+      } finally {
+        await client.close();
+      }
+    });
+
     if (transport === 'http') {
       it('a chain that only becomes shorter (evm_revert, no new block): removed logs, and eth_blockNumber follows it down', async () => {
         const { client, arrivals } = await timedClient(service);
