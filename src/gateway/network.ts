@@ -76,30 +76,18 @@ export class Network {
     await Promise.all([tracker.start(), pool.start()]);
     const wsUpstreams = headSources.filter((t): t is WsUpstream => t instanceof WsUpstream);
     const hub = new SubscriptionHub({ tracker, wsUpstreams, send: (call) => pool.send(call), network: config.name, logger: log });
-    const network = new Network(config.name, config.chainId, pool, hub, tracker, anvil, extra);
-    // A reorganisation to a shorter chain lowers the floor under eth_blockNumber with it.
-    tracker.onChange(({ removed }) => {
-      const head = tracker.head?.number;
-      if (removed.length > 0 && head !== undefined && network.answeredHead !== undefined && head < network.answeredHead) {
-        network.answeredHead = head;
-      }
-    });
-    return network;
+    return new Network(config.name, config.chainId, pool, hub, tracker, anvil, extra);
   }
 
-  /** The highest eth_blockNumber answered to a client (lowered only by a reorganisation to a shorter chain). */
-  private answeredHead: number | undefined;
-
   /**
-   * An upstream's eth_blockNumber answer as the client gets it: never below the network's head nor below
-   * what was answered before, so that switching to a node that lags cannot make it go backwards.
+   * An upstream's eth_blockNumber answer as the client gets it: never below the network's height (the
+   * tracker's head, or a higher number answered before), so that switching to a node that lags cannot make
+   * it go backwards.
    */
   blockNumberAnswer(outcome: RpcOutcome): RpcOutcome {
-    const tracked = this.tracker.head?.number;
-    const floor = tracked === undefined ? this.answeredHead : Math.max(tracked, this.answeredHead ?? tracked);
-    const answer = atLeast(outcome, floor);
+    const answer = atLeast(outcome, this.tracker.height);
     const n = typeof answer.result === 'string' ? Number(answer.result) : NaN;
-    if (Number.isSafeInteger(n) && (this.answeredHead === undefined || n > this.answeredHead)) this.answeredHead = n;
+    if (Number.isSafeInteger(n)) this.tracker.noteHeight(n);
     return answer;
   }
 
@@ -110,9 +98,8 @@ export class Network {
    */
   pinLatest(call: UpstreamCall): UpstreamCall {
     if (call.method !== 'eth_getBlockByNumber' || call.params[0] !== 'latest' || this.pool.size < 2) return call;
-    const tracked = this.tracker.head?.number;
-    const head = Math.max(tracked ?? -1, this.answeredHead ?? -1);
-    return head < 0 ? call : { method: call.method, params: ['0x' + head.toString(16), ...call.params.slice(1)] };
+    const head = this.tracker.height;
+    return head === undefined ? call : { method: call.method, params: ['0x' + head.toString(16), ...call.params.slice(1)] };
   }
 
   /** The network's head: the highest block its upstreams reported. */

@@ -70,12 +70,17 @@ describe('consistent head across a leading and a lagging upstream', function () 
       assert.notEqual(block, null, `block ${n}`);
       assert.equal(block.hash, (await leader.rpc('eth_getBlockByNumber', [hex(n), false])).hash);
     }
+    // Latest, with eth_blockNumber calls and new blocks on the leader in between (the gateway may know a
+    // height from an answer before its head tracker has seen the block).
     let last = -1;
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 60; i++) {
+      if (i % 10 === 5) await leader.rpc('evm_mine');
+      if (i % 3 === 0) await call(service, 'eth_blockNumber', []);
       const block = await call(service, 'eth_getBlockByNumber', ['latest', false]);
+      assert.notEqual(block, null, `latest, call ${i}`);
       assert.ok(Number(block.number) >= last, `latest ${Number(block.number)} after ${last}`);
       last = Number(block.number);
     }
-    assert.equal(last, head);
+    assert.ok(last > head && last <= Number(await leader.rpc('eth_blockNumber')));
   });
 });

@@ -69,6 +69,7 @@ export class HeadTracker implements HeadSource {
   private readonly blockListeners = new Set<(head: Head) => void>();
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
+  private seenHeight: number | undefined;
   private readonly log: Logger;
 
   constructor(
@@ -100,6 +101,21 @@ export class HeadTracker implements HeadSource {
 
   get head(): TrackedBlock | undefined {
     return this.chain.head;
+  }
+
+  /**
+   * The highest block number known to exist: the head, or higher while an upstream has answered a higher
+   * eth_blockNumber than the tracker has seen a block for (lowered only by a reorganisation).
+   */
+  get height(): number | undefined {
+    const head = this.chain.head?.number;
+    if (head === undefined) return this.seenHeight;
+    return this.seenHeight === undefined ? head : Math.max(head, this.seenHeight);
+  }
+
+  /** A block number an upstream answered (eth_blockNumber): the chain is at least this high. */
+  noteHeight(n: number): void {
+    if (this.seenHeight === undefined || n > this.seenHeight) this.seenHeight = n;
   }
 
   get latest(): Head | undefined {
@@ -307,6 +323,9 @@ export class HeadTracker implements HeadSource {
     if (change.added.length === 0 && change.removed.length === 0) return;
     if (change.removed.length > 0) {
       this.log.info({ removed: change.removed.length, from: change.removed.at(-1)!.number }, 'chain reorganisation');
+      // A reorganisation to a shorter chain lowers the height with it.
+      const head = this.chain.head?.number;
+      if (head !== undefined && this.seenHeight !== undefined && head < this.seenHeight) this.seenHeight = head;
     }
     for (const listener of this.changeListeners) {
       try {

@@ -63,8 +63,8 @@ export interface HeadReports {
   upstreamHead(name: string): number | undefined;
   /** Brings what upstreamHead says up to date: asks the upstreams it has not heard from lately, or all. */
   refresh(all: boolean): Promise<void>;
-  /** The network's head. */
-  readonly latest: { number: number } | undefined;
+  /** The highest block number the network is known to have. */
+  readonly height: number | undefined;
 }
 
 /** One upstream in GET /status (schemas/status.schema.json). */
@@ -303,17 +303,22 @@ export class UpstreamPool {
 
   /** The network's head: the head tracker's, else the best head of the last health check. */
   private get networkHead(): number | undefined {
-    return this.heads?.latest?.number ?? this.bestHead;
+    return this.heads?.height ?? this.bestHead;
   }
 
-  /** `order` with the upstreams known to be below `block` moved to the end (they would answer null). */
+  /**
+   * `order` with the upstreams known to be below `block` moved to the end (they would answer null), the
+   * highest of them first (the others' heads may just not be known yet).
+   */
   private reachingFirst(order: Upstream[], block: number): Upstream[] {
+    const headOf = (m: Upstream) => this.heads?.upstreamHead(m.name) ?? m.head;
     const below = (m: Upstream) => {
-      const head = this.heads?.upstreamHead(m.name) ?? m.head;
+      const head = headOf(m);
       return head !== undefined && head < block;
     };
     if (!order.some(below)) return order;
-    return [...order.filter((m) => !below(m)), ...order.filter(below)];
+    const behind = order.filter(below).sort((a, b) => headOf(b)! - headOf(a)!);
+    return [...order.filter((m) => !below(m)), ...behind];
   }
 
   /** Candidates in the order to try them: a weighted pick among healthy primaries first. */
