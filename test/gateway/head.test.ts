@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestService, type TestService } from '../support/service.js';
-import { AnvilProcess, TcpRelay, eventually } from '../support/upstreams.js';
+import { AnvilProcess, TcpRelay, eventually, readMetrics } from '../support/upstreams.js';
 import { DEV_ADDRESSES, prepareChain, probeInterface } from '../support/chain.js';
 import { WsClient } from '../support/ws.js';
 import { WsSpy } from '../support/ws-spy.js';
@@ -172,6 +172,7 @@ for (const transport of ['http', 'ws'] as const) {
         const old = await mineStream(anvil, probe, 2); // two blocks, each with a log
         await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 2, 5_000, 'the logs');
         await eventually(() => arrivals.some((a) => a.sub === headsId && a.result.hash === old[1].hash), 5_000, 'the head');
+        const before = await readMetrics(service.url);
         assert.equal(await anvil.rpc('anvil_reorg', [2, []]), null);
         const replaced = await Promise.all(old.map((b) => anvil.rpc('eth_getBlockByNumber', [`0x${b.number.toString(16)}`, false])));
         assert.equal(replaced[1].number, `0x${old[1].number.toString(16)}`, 'the height is kept');
@@ -182,6 +183,12 @@ for (const transport of ['http', 'ws'] as const) {
         assert.deepEqual(logs.slice(2).map((l) => [l.transactionHash, l.removed]), [[old[1].tx, true], [old[0].tx, true]]);
         const heads = arrivals.filter((a) => a.sub === headsId).map((a) => a.result.hash);
         assert.deepEqual(heads.slice(heads.indexOf(old[1].hash) + 1), replaced.map((b) => b.hash));
+        const m = await readMetrics(service.url);
+        const counted = (what: string) =>
+          m.value('ethgate_reorgs_total', { network: 'mainnet', what }) - before.value('ethgate_reorgs_total', { network: 'mainnet', what });
+        assert.equal(counted('reorgs'), 1);
+        assert.equal(counted('blocks'), 2);
+        assert.equal(m.value('ethgate_network_head_block', { network: 'mainnet' }), Number(replaced[1].number));
       } finally {
         await client.close();
       }

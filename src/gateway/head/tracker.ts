@@ -19,6 +19,7 @@ import type { Logger } from '../../logger.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import type { UpstreamCall, UpstreamTransport } from '../upstream/types.js';
 import { WsUpstream } from '../upstream/ws.js';
+import { metrics } from '../metrics.js';
 import { RecentChain, toTrackedBlock, type HeadChange, type TrackedBlock } from './chain.js';
 
 /** The head as the order book and other consumers see it (see HeadSource). */
@@ -321,8 +322,12 @@ export class HeadTracker implements HeadSource {
 
   private emit(change: HeadChange): void {
     if (change.added.length === 0 && change.removed.length === 0) return;
+    const tip = this.chain.head;
+    if (tip) metrics.networkHead.labels(this.options.network).set(tip.number);
     if (change.removed.length > 0) {
       this.log.info({ removed: change.removed.length, from: change.removed.at(-1)!.number }, 'chain reorganisation');
+      metrics.reorgs.labels(this.options.network, 'reorgs').inc();
+      metrics.reorgs.labels(this.options.network, 'blocks').inc(change.removed.length);
       // A reorganisation to a shorter chain lowers the height with it.
       const head = this.chain.head?.number;
       if (head !== undefined && this.seenHeight !== undefined && head < this.seenHeight) this.seenHeight = head;
