@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { repoPath } from '../src/paths.js';
-import { benchGateway } from './gateway.js';
+import { benchGateway, benchGatewayIdle } from './gateway.js';
 import { benchGatewayMicro } from './gateway-micro.js';
 import type { Figure } from './tools.js';
 import { benchOrderbook } from './orderbook.js';
@@ -15,6 +15,7 @@ import { benchOrderbook } from './orderbook.js';
 const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {
   gateway: benchGateway,
   'gateway-micro': benchGatewayMicro,
+  'gateway-idle': benchGatewayIdle,
   orderbook: () => benchOrderbook(),
 };
 

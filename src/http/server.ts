@@ -35,6 +35,8 @@ export interface ServerParts {
   /** The order book's handler for /api/...; absent while it starts, or always when it is off. */
   orderbook?: Handler;
   health(): Promise<HealthReport>;
+  /** GET /status (docs/gateway-head.md); absent: 404. */
+  status?(): unknown;
 }
 
 const starting = new RpcError(503, -32603, 'the service is starting');
@@ -180,6 +182,7 @@ export function createMainServer(parts: ServerParts): Server {
     if (path === '/healthz') work = health(parts, res);
     else if (!gw) work = failRequest(res, starting);
     else if (path === '/metrics') work = metrics(res);
+    else if (path === '/status' && parts.status) sendJson(res, 200, JSON.stringify(parts.status()));
     else if (path.startsWith('/api/')) work = parts.orderbook ? parts.orderbook(req, res) : orderbookAbsent(gw.config.orderbook.enabled, res);
     else {
       try {

@@ -67,6 +67,7 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
       state: indexerStateFor(events),
       logger: log,
       startBlock: network.anvil ? 0 : config.orderbook.indexerStartBlock,
+      heads: network.tracker,
     });
     indexer.start();
     const app = createOrderbookApi(book, { maxBodyBytes: MAX_BODY_BYTES, maxJsonDepth: config.maxJsonDepth });

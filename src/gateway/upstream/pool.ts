@@ -25,6 +25,9 @@ import { metrics, methodLabel, type CounterCell } from '../metrics.js';
 import type { Histogram } from 'prom-client';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { ErrorWindow, excessLag, tooManyErrors, weightedPick } from './health.js';
+import { LatencyWindow, redactUrl } from './latency.js';
+import { nullMeansBehind, requestedBlock } from '../head/consistency.js';
+import type { UpstreamReport } from '../../generated/status.js';
 
 export type UpstreamRole = 'primary' | 'fallback';
 
@@ -32,6 +35,8 @@ export interface PoolMember {
   transport: UpstreamTransport;
   role?: UpstreamRole;
   weight?: number;
+  /** Where it is, for GET /status (shown redacted). */
+  url?: string;
 }
 
 export interface PoolOptions {
@@ -52,6 +57,19 @@ export interface UpstreamStatus {
   head?: number;
 }
 
+/** Upstreams' heads as another part (the head tracker) knows them. */
+export interface HeadReports {
+  /** The upstream's current head, undefined when not known to be current. */
+  upstreamHead(name: string): number | undefined;
+  /** Brings what upstreamHead says up to date: asks the upstreams it has not heard from lately, or all. */
+  refresh(all: boolean): Promise<void>;
+  /** The highest block number the network is known to have. */
+  readonly height: number | undefined;
+}
+
+/** One upstream in GET /status (schemas/status.schema.json). */
+export type { UpstreamReport } from '../../generated/status.js';
+
 /** The metrics of one upstream and method, looked up once (see metrics.ts on why). */
 interface CallMetrics {
   latency: ReturnType<Histogram<'network' | 'upstream' | 'method'>['labels']>;
@@ -66,6 +84,7 @@ class Upstream {
   head: number | undefined;
   chainChecked = false;
   readonly errors: ErrorWindow;
+  readonly latency = new LatencyWindow();
   private readonly callMetrics = new Map<string, CallMetrics>();
 
   constructor(
@@ -74,6 +93,7 @@ class Upstream {
     readonly weight: number,
     errorWindowMs: number,
     private readonly network: string,
+    readonly url: string | undefined,
   ) {
     this.errors = new ErrorWindow(errorWindowMs);
   }
@@ -118,6 +138,7 @@ export class UpstreamPool {
   private timer: NodeJS.Timeout | undefined;
   private probing: Promise<void> | undefined;
   private readonly log: Logger;
+  private heads: HeadReports | undefined;
 
   constructor(
     members: PoolMember[],
@@ -125,7 +146,8 @@ export class UpstreamPool {
   ) {
     if (members.length === 0) throw new Error('a network needs at least one upstream');
     this.members = members.map(
-      (m) => new Upstream(m.transport, m.role ?? 'primary', m.weight ?? 1, options.health.errorWindowMs, options.network),
+      (m) =>
+        new Upstream(m.transport, m.role ?? 'primary', m.weight ?? 1, options.health.errorWindowMs, options.network, m.url),
     );
     this.log = options.logger.child({ network: options.network });
     for (const m of this.members) metrics.upstreamHealthy.labels(options.network, m.name, m.role).set(1);
@@ -134,9 +156,22 @@ export class UpstreamPool {
 
   /** Runs the first health check (so the head is known before traffic) and schedules the next ones. */
   async start(): Promise<void> {
-    await Promise.race([this.checkHealth(), sleep(FIRST_CHECK_WAIT_MS, undefined, { ref: false })]);
-    this.timer = setInterval(() => void this.checkHealth(), this.options.health.checkIntervalMs);
+    await Promise.race([this.checkHealth(false), sleep(FIRST_CHECK_WAIT_MS, undefined, { ref: false })]);
+    this.timer = setInterval(() => void this.checkHealth(false), this.options.health.checkIntervalMs);
     this.timer.unref();
+  }
+
+  /**
+   * Where health checks find an upstream's head without asking it: the network's head tracker, which polls
+   * or subscribes anyway. An upstream whose head it does not know currently is asked eth_blockNumber.
+   */
+  useHeads(heads: HeadReports): void {
+    this.heads = heads;
+  }
+
+  /** Number of upstreams. */
+  get size(): number {
+    return this.members.length;
   }
 
   /** The highest block any answering upstream reported at the last health check. */
@@ -158,6 +193,27 @@ export class UpstreamPool {
       ...(m.reason === undefined ? {} : { reason: m.reason }),
       ...(m.head === undefined ? {} : { head: m.head }),
     }));
+  }
+
+  /** Each upstream as GET /status shows it; `networkHead` is the network's head the lag is measured from. */
+  report(networkHead: number | undefined): UpstreamReport[] {
+    const now = performance.now();
+    return this.members.map((m) => {
+      const { failures, total } = m.errors.counts(now);
+      const head = this.heads?.upstreamHead(m.name) ?? m.head;
+      const lag = head === undefined || networkHead === undefined ? null : Math.max(0, networkHead - head);
+      return {
+        id: m.name.replace(/\//g, '-'),
+        url: m.url === undefined ? null : redactUrl(m.url),
+        transport: m.url !== undefined && /^wss?:/i.test(m.url) ? 'ws' : 'http',
+        head: head ?? null,
+        lag,
+        latencyMs: m.latency.quantiles(),
+        errorRate: total === 0 ? 0 : Math.round((failures / total) * 1000) / 1000,
+        state: m.inRotation ? 'in' : 'out',
+        ...(m.inRotation ? {} : { reason: m.reason ?? 'out of rotation' }),
+      };
+    });
   }
 
   send(call: UpstreamCall): Promise<RpcOutcome> {
@@ -184,10 +240,12 @@ export class UpstreamPool {
       }
       if (
         more &&
-        outcome.error !== undefined &&
         this.options.health.retryBehindErrors &&
-        isBehindAnswer(call.method, outcome.error)
+        (outcome.error !== undefined
+          ? isBehindAnswer(call.method, outcome.error)
+          : outcome.result === null && nullMeansBehind(call.method, call.params, this.networkHead))
       ) {
+        // "behind" in words, or null for a block the network has: another upstream may have it.
         behind = outcome;
         metrics.upstreamRetries.labels(this.options.network, 'behind').inc();
         continue;
@@ -238,7 +296,29 @@ export class UpstreamPool {
       const home = this.filterHome();
       return [home, ...this.rotation().filter((m) => m !== home)];
     }
-    return this.rotation();
+    const order = this.rotation();
+    const block = order.length > 1 ? requestedBlock(call.method, call.params) : undefined;
+    return block === undefined ? order : this.reachingFirst(order, block);
+  }
+
+  /** The network's head: the head tracker's, else the best head of the last health check. */
+  private get networkHead(): number | undefined {
+    return this.heads?.height ?? this.bestHead;
+  }
+
+  /**
+   * `order` with the upstreams known to be below `block` moved to the end (they would answer null), the
+   * highest of them first (the others' heads may just not be known yet).
+   */
+  private reachingFirst(order: Upstream[], block: number): Upstream[] {
+    const headOf = (m: Upstream) => this.heads?.upstreamHead(m.name) ?? m.head;
+    const below = (m: Upstream) => {
+      const head = headOf(m);
+      return head !== undefined && head < block;
+    };
+    if (!order.some(below)) return order;
+    const behind = order.filter(below).sort((a, b) => headOf(b)! - headOf(a)!);
+    return [...order.filter((m) => !below(m)), ...behind];
   }
 
   /** Candidates in the order to try them: a weighted pick among healthy primaries first. */
@@ -275,7 +355,9 @@ export class UpstreamPool {
     const started = performance.now();
     try {
       const outcome = await member.transport.send(call);
-      counts.latency.observe((performance.now() - started) / 1000);
+      const elapsed = performance.now() - started;
+      counts.latency.observe(elapsed / 1000);
+      member.latency.record(elapsed);
       (outcome.error === undefined ? counts.result : counts.error).pending++;
       member.errors.record(false, started);
       return outcome;
@@ -291,7 +373,9 @@ export class UpstreamPool {
     const started = performance.now();
     try {
       const outcomes = await member.transport.sendBatch(calls);
-      member.metricsFor('batch').latency.observe((performance.now() - started) / 1000);
+      const elapsed = performance.now() - started;
+      member.metricsFor('batch').latency.observe(elapsed / 1000);
+      member.latency.record(elapsed);
       calls.forEach((call, i) => {
         const counts = member.metricsFor(call.method);
         (outcomes[i].error === undefined ? counts.result : counts.error).pending++;
@@ -321,13 +405,17 @@ export class UpstreamPool {
 
   // --- health checks
 
-  /** One round of health checks; a round still running when the next is due is not doubled. */
-  checkHealth(): Promise<void> {
-    this.probing ??= this.probeAll().finally(() => (this.probing = undefined));
+  /**
+   * One round of health checks; a round still running when the next is due is not doubled. `fresh`: every
+   * head is asked for now (a scheduled round takes what the head tracker heard lately).
+   */
+  checkHealth(fresh = true): Promise<void> {
+    this.probing ??= this.probeAll(fresh).finally(() => (this.probing = undefined));
     return this.probing;
   }
 
-  private async probeAll(): Promise<void> {
+  private async probeAll(fresh: boolean): Promise<void> {
+    await this.heads?.refresh(fresh);
     const heads = await Promise.all(this.members.map((m) => this.probe(m)));
     let best: number | undefined;
     for (const head of heads) if (head !== undefined && (best === undefined || head > best)) best = head;
@@ -338,7 +426,10 @@ export class UpstreamPool {
       if (lag !== undefined) this.takeOut(member, `lags ${lag} blocks behind the best head ${best}`);
       else this.putBack(member);
     });
+    const moved = best !== this.bestHead;
     this.bestHead = best;
+    // The finalized block only moves when the head does: an idle chain costs no call for it.
+    if (!moved && this.finalized !== undefined) return;
     const leader = this.members.find((m, i) => heads[i] === best && m.inRotation);
     this.finalized = leader ? await this.finalizedOf(leader) : undefined;
   }
@@ -355,7 +446,15 @@ export class UpstreamPool {
         }
         member.chainChecked = true;
       }
+      const known = this.heads?.upstreamHead(member.name);
+      if (known !== undefined) {
+        member.head = known;
+        metrics.upstreamHead.labels(this.options.network, member.name).set(known);
+        return known;
+      }
+      const started = performance.now();
       const outcome = await member.transport.send({ method: 'eth_blockNumber', params: [] });
+      member.latency.record(performance.now() - started);
       const head = typeof outcome.result === 'string' ? Number(outcome.result) : NaN;
       if (!Number.isSafeInteger(head)) {
         this.takeOut(member, 'answers eth_blockNumber without a block number');
