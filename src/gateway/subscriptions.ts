@@ -64,6 +64,8 @@ export interface HubOptions {
 export class SubscriptionHub {
   private readonly relayed = new Map<string, Relayed>();
   private readonly clientSubs = new Map<string, { sub: ClientSub; sink: SubscriberSink }>();
+  /** Relayed subscriptions asked for by each client and not registered yet. */
+  private readonly opening = new Map<SubscriberSink, number>();
   private readonly headClients = new Map<string, SubscriberSink>();
   private readonly logsClients = new Map<string, LogsClient>();
   /** Logs of recent blocks as delivered, by block hash (insertion order = age). */
@@ -90,8 +92,12 @@ export class SubscriptionHub {
     return this.clientSubs.size;
   }
 
+  /**
+   * Subscriptions `sink` holds or is being given (relayed ones waiting for their upstream): what a
+   * per-connection cap counts, so that the items of one batch, checked before any is answered, count too.
+   */
   subscriptionsOf(sink: SubscriberSink): number {
-    let n = 0;
+    let n = this.opening.get(sink) ?? 0;
     for (const sub of this.clientSubs.values()) if (sub.sink === sink) n++;
     return n;
   }
@@ -222,7 +228,15 @@ export class SubscriptionHub {
       };
       created.ready.then((outcome) => outcome.error && forget(), forget);
     }
-    const outcome = await entry.ready;
+    this.opening.set(sink, (this.opening.get(sink) ?? 0) + 1);
+    let outcome: RpcOutcome;
+    try {
+      outcome = await entry.ready;
+    } finally {
+      const left = this.opening.get(sink)! - 1;
+      if (left === 0) this.opening.delete(sink);
+      else this.opening.set(sink, left);
+    }
     if (outcome.error) return outcome;
     const clientId = this.add(sink, { kind: 'relayed', key });
     entry.clients.set(clientId, sink);

@@ -132,8 +132,14 @@ describe('hostile input: regressions', function () {
     it('3. batches of eth_subscribe count against the per-connection cap', async () => {
       const ws = await WsClient.connect(`${service.url.replace('http', 'ws')}/v1/jsonrpc/mainnet/ws`);
       try {
+        // newHeads is served from the head tracker, newPendingTransactions relayed from the upstream: both count.
         const batch = (from: number) =>
-          Array.from({ length: 6 }, (_, i) => ({ jsonrpc: '2.0', id: from + i, method: 'eth_subscribe', params: ['newHeads'] }));
+          Array.from({ length: 6 }, (_, i) => ({
+            jsonrpc: '2.0',
+            id: from + i,
+            method: 'eth_subscribe',
+            params: [i % 2 === 0 ? 'newHeads' : 'newPendingTransactions'],
+          }));
         const [first, second] = await Promise.all([ws.request(batch(1)), ws.request(batch(100))]);
         const answers = [...first, ...second];
         const granted = answers.filter((a: any) => typeof a.result === 'string');

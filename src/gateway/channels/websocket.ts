@@ -77,20 +77,17 @@ export class WebSocketChannel {
       },
     };
     const limit = this.gw.config.gateway.maxSubscriptionsPerConnection;
-    // eth_subscribe calls taken but not yet registered (a batch checks all its items before any is): they
-    // count against the limit too.
-    let subscribing = 0;
     const ctx: AnswerContext = {
       ...httpAnswerContext(this.gw, networkName),
       isAllowed: (method) => this.gw.relayedMethods.has(method) || this.gw.subscriptionMethods.has(method),
       where: 'on this WebSocket',
       local: (request: CheckedRequest): Promise<RpcOutcome> | undefined => {
         if (request.method === 'eth_subscribe') {
-          if (hub.subscriptionsOf(sink) + subscribing >= limit) {
+          // Counts the subscriptions still being made too (see subscriptionsOf): a batch cannot get past it.
+          if (hub.subscriptionsOf(sink) >= limit) {
             return Promise.reject(new RpcError(429, -32005, `at most ${limit} subscriptions per connection`));
           }
-          subscribing++;
-          return hub.subscribe(sink, request.params).finally(() => subscribing--);
+          return hub.subscribe(sink, request.params);
         }
         if (request.method === 'eth_unsubscribe') {
           const [id] = request.params;
