@@ -17,7 +17,7 @@ import { replayOrderbook } from '../../src/orderbook/replay.js';
 import { checkOrderEvent, orderStreamId } from '../../src/orderbook/commands/events.js';
 import { projections } from '../../projections/index.js';
 import { logger } from '../../src/logger.js';
-import { synthesiseLog } from '../../bench/orderbook.js';
+import { synthesiseLog } from '../support/synthetic-log.js';
 
 describe('order book replay', function () {
   this.timeout(120_000);

@@ -9,12 +9,28 @@ import type { OrderBook } from '../orderbook.js';
 import { errorMiddleware } from './errors.js';
 import { parseOrdersQuery, parseTradesQuery, parseEventsQuery, jsonBody } from './params.js';
 import { openApiDocument } from './openapi.js';
+import type { LogFeed } from '../live/log-feed.js';
+import type { SseLimits } from '../live/sse.js';
+import type { SolverViewWatch } from '../live/solver-stream.js';
+import type { ReplayVerifier } from '../live/verify-replay.js';
+import { serveEventStream } from '../live/event-stream.js';
+import { serveSolverStream } from '../live/solver-stream.js';
+
+/** What the streaming endpoints and the replay check need (live/). */
+export interface LiveParts {
+  feed: LogFeed;
+  solverViews: SolverViewWatch;
+  replay: ReplayVerifier;
+  limits: SseLimits;
+}
 
 export interface ApiOptions {
   maxBodyBytes: number;
+  live: LiveParts;
 }
 
 export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
+  const { live } = options;
   const app = new Koa();
   const router = new Router({ prefix: '/api/v1' });
   const gzipCache = new WeakMap<Buffer, Buffer>();
@@ -77,6 +93,14 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
 
   router.get('/domain', (ctx) => {
     ctx.body = book.domain();
+  });
+
+  router.get('/events/stream', (ctx) => serveEventStream(ctx, live.feed, live.limits));
+
+  router.get('/solver/stream', (ctx) => serveSolverStream(ctx, live.solverViews, live.limits));
+
+  router.post('/projections/replay', async (ctx) => {
+    ctx.body = await live.replay.verify();
   });
 
   router.get('/events', async (ctx) => {
