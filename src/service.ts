@@ -10,6 +10,7 @@ import { Gateway } from './gateway/gateway.js';
 import { WebSocketChannel } from './gateway/channels/websocket.js';
 import { createMainServer, createNetworkServer, type ServerParts, type HealthReport } from './http/server.js';
 import { startOrderbook, type RunningOrderbook } from './orderbook/index.js';
+import { createExplorerHandler } from './explorer/handler.js';
 
 export interface Service {
   /** http://host:port of the main listener. */
@@ -46,6 +47,7 @@ export async function startService(config: Config): Promise<Service> {
   let gateway: Gateway | undefined;
   let orderbook: RunningOrderbook | undefined;
   const parts: ServerParts = {
+    explorer: createExplorerHandler(),
     health: async (): Promise<HealthReport> => {
       if (!gateway) return { ready: false, status: 'starting' };
       const networks = await gateway.health();

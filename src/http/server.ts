@@ -33,6 +33,8 @@ export interface ServerParts {
   ws?: WebSocketChannel;
   /** The order book's handler for /api/...; absent while it starts, or always when it is off. */
   orderbook?: Handler;
+  /** The explorer's page and files (GET / asking for HTML, /explorer/..., /favicon.ico); true when it answered. */
+  explorer?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
   health(): Promise<HealthReport>;
 }
 
@@ -126,6 +128,7 @@ export function createMainServer(parts: ServerParts): Server {
     else if (!gw) work = failRequest(res, starting);
     else if (path === '/metrics') work = metrics(res);
     else if (path.startsWith('/api/')) work = parts.orderbook ? parts.orderbook(req, res) : orderbookAbsent(gw.config.orderbook.enabled, res);
+    else if (parts.explorer && !gw.has(hostLabel(req.headers.host)) && parts.explorer(req, res, path)) return;
     else {
       try {
         route = gatewayRoute(gw, path, req.headers.host);
