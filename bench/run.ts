@@ -10,10 +10,12 @@ import { repoPath } from '../src/paths.js';
 import { benchGateway } from './gateway.js';
 import type { Figure } from './tools.js';
 import { benchOrderbook } from './orderbook.js';
+import { benchExplorer } from './explorer.js';
 
 const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {
   gateway: benchGateway,
   orderbook: () => benchOrderbook(),
+  explorer: benchExplorer,
 };
 
 const RESULTS_FILE = repoPath('bench-results.json');
