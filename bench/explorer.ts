@@ -7,7 +7,9 @@
  */
 import type { Browser } from 'playwright-core';
 import { startTestService, type TestService } from '../test/support/service.js';
-import { launchBrowser } from '../test/support/browser.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { launchBrowser, SCREENSHOTS } from '../test/support/browser.js';
 import { orderEvents } from '../test/support/synthetic-log.js';
 import { orderStreamId } from '../src/orderbook/commands/events.js';
 import { round, type Figure } from './tools.js';
@@ -31,6 +33,7 @@ export async function benchExplorer(): Promise<Record<string, Figure>> {
     console.error(`explorer: ${listed.length} open orders listed`);
 
     browser = await launchBrowser();
+    mkdirSync(SCREENSHOTS, { recursive: true });
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     // One visit first, so that the figures are those of a page whose files are in the browser's cache.
     await page.goto(`${service.url}/`);
@@ -47,6 +50,7 @@ export async function benchExplorer(): Promise<Record<string, Figure>> {
         })()`),
       );
     }
+    await page.screenshot({ path: join(SCREENSHOTS, 'explorer-10k-orders.png') });
     const median = (key: 'fp' | 'fcp' | 'ready') => runs.map((r) => r[key]).sort((a, b) => a - b)[1];
     const figures: Record<string, Figure> = {
       'explorer.first_paint_10k_orders': { value: round(median('fp')), unit: 'ms' },

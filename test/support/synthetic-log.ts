@@ -34,7 +34,8 @@ export function orderEvents(n: number): NewEvent[] {
         buyToken,
         receiver: null,
         sellAmount: '1000000000000000000',
-        buyAmount: '500000000000000000',
+        // Limit prices spread over a range, so that a market has depth (the explorer's chart, its benchmark).
+        buyAmount: String(500_000_000_000_000_000n + BigInt(n % 101) * 5_000_000_000_000_000n),
         validTo: 0xffffffff,
         appData: hex(0, 32),
         feeAmount: '1000000000000000',
