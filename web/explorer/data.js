@@ -107,9 +107,11 @@ class LiveBook {
       .finally(() => this.refreshing.delete(uid));
   }
 
+  /** The open orders still valid now (an order expires without any event). */
   openOrders() {
+    const now = Date.now() / 1000;
     const open = [];
-    for (const order of this.orders.values()) if (OPEN.has(order.status)) open.push(order);
+    for (const order of this.orders.values()) if (OPEN.has(order.status) && order.validTo >= now) open.push(order);
     return open;
   }
 

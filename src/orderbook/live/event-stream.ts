@@ -66,6 +66,8 @@ export function matches(filter: StreamFilter, event: StoredEvent): boolean {
 
 export async function serveEventStream(ctx: Context, feed: LogFeed, limits: SseLimits): Promise<void> {
   const request = parseStreamRequest(ctx.query, ctx.get('Last-Event-ID') || undefined);
+  // The response is written here, not by koa (and is not a 404 for the error middleware).
+  ctx.status = 200;
   ctx.respond = false;
   const sse = new SseResponse(ctx.res, limits);
   let sent = request.after ?? feed.position;

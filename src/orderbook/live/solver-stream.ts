@@ -102,6 +102,8 @@ export class SolverViewWatch {
 }
 
 export async function serveSolverStream(ctx: Context, watch: SolverViewWatch, limits: SseLimits): Promise<void> {
+  // The response is written here, not by koa (and is not a 404 for the error middleware).
+  ctx.status = 200;
   ctx.respond = false;
   const sse = new SseResponse(ctx.res, limits);
   const write = (view: string, id: string) => sse.write(sseFrame({ event: view, data: JSON.stringify({ view, id }) }));

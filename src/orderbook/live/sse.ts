@@ -43,7 +43,8 @@ export class SseResponse {
       // nginx and similar proxies buffer responses unless told not to.
       'x-accel-buffering': 'no',
     });
-    res.write(': stream open\n\n');
+    // An EventSource reconnects after a second (default: about three) with Last-Event-ID.
+    res.write(': stream open\nretry: 1000\n\n');
     this.heartbeat = setInterval(() => {
       if (Date.now() - this.lastWrite >= limits.heartbeatMs / 2) this.write(': heartbeat\n\n');
     }, Math.max(1, Math.floor(limits.heartbeatMs / 2)));
