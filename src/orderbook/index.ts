@@ -19,7 +19,7 @@ import { ValidationPool } from './validation/pool.js';
 import { LogFeed } from './live/log-feed.js';
 import { SolverViewWatch, solverViews } from './live/solver-stream.js';
 import { ReplayVerifier } from './live/verify-replay.js';
-import { NatsPublisher } from './live/nats.js';
+import { startNatsFanOut } from './live/nats.js';
 
 /** Orders and cancellations are a few kilobytes; EIP-1271 signatures may be longer, never this long. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -51,7 +51,7 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
   let chain: LiveChain | undefined;
   let validator: ValidationPool | undefined;
   const feed = new LogFeed(events);
-  let nats: NatsPublisher | undefined;
+  let nats: { stop(): Promise<void> } | undefined;
   try {
     await runner.start();
     const network = gateway.network(config.orderbook.network);
@@ -76,7 +76,7 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
     indexer.start();
     await feed.start();
     if (config.orderbook.natsUrl) {
-      nats = await NatsPublisher.start({ url: config.orderbook.natsUrl, stream: config.orderbook.natsStream, feed, logger: log });
+      nats = startNatsFanOut({ url: config.orderbook.natsUrl, stream: config.orderbook.natsStream, feed, logger: log });
     }
     const watch = new SolverViewWatch(solverViews(book), runner);
     const app = createOrderbookApi(book, {

@@ -19,6 +19,21 @@ export async function natsOrSkip(test: Mocha.Context): Promise<NatsConnection> {
   }
 }
 
+/** Waits until `stream` exists (the service creates it in the background once connected). */
+export async function streamCreated(nc: NatsConnection, stream: string, timeoutMs = 10_000): Promise<void> {
+  const jsm = await nc.jetstreamManager();
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await jsm.streams.info(stream);
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`stream ${stream} was not created within ${timeoutMs} ms: ${(err as Error).message}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
 export const testStreamName = () => `ethgate_test_${randomBytes(5).toString('hex')}`;
 
 export interface Received {

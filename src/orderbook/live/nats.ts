@@ -24,6 +24,39 @@ const RETRY_MS = 1000;
 /** Long enough for a crashed instance to restart and for two instances to publish the same events. */
 const DUPLICATE_WINDOW_MS = 10 * 60_000;
 
+/**
+ * Runs a publisher in the background: NATS being down (at start or later) never keeps the order book from
+ * serving; connecting is retried every second until it works or stop() is called.
+ */
+export function startNatsFanOut(options: NatsPublisherOptions): { stop(): Promise<void> } {
+  const log = options.logger.child({ component: 'nats' });
+  let publisher: NatsPublisher | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const attempt = () => {
+    NatsPublisher.start(options).then(
+      async (started) => {
+        if (stopped) await started.stop();
+        else publisher = started;
+      },
+      (err: unknown) => {
+        if (stopped) return;
+        log.warn({ err: (err as Error).message, url: options.url }, `cannot publish to NATS; trying again in ${RETRY_MS} ms`);
+        timer = setTimeout(attempt, RETRY_MS);
+        timer.unref();
+      },
+    );
+  };
+  attempt();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await publisher?.stop();
+    },
+  };
+}
+
 export class NatsPublisher {
   /** Positions up to here are in the stream. */
   private published = 0;

@@ -15,7 +15,8 @@ import { startOrderbookService, type OrderbookHarness } from '../../support/orde
 import { serviceEnv, spawnService, type ServiceProcess } from '../../support/process.js';
 import { databaseUrl } from '../../support/postgres.js';
 import { synthesiseLog } from '../../support/synthetic-log.js';
-import { consumeAll, natsOrSkip, natsUrl, testStreamName } from '../../support/nats.js';
+import { consumeAll, natsOrSkip, natsUrl, streamCreated, testStreamName } from '../../support/nats.js';
+import { get } from '../../support/orderbook.js';
 import { until } from '../../support/wait.js';
 
 const positions = (n: number, from = 1) => Array.from({ length: n }, (_, i) => from + i);
@@ -42,10 +43,24 @@ describe('order book: NATS JetStream fan-out', function () {
     try {
       h = await startOrderbookService({ NATS_URL: natsUrl, NATS_STREAM: stream });
       const written = await synthesiseLog(h.book.events, 500);
+      await streamCreated(nc, stream);
       const received = await consumeAll(nc, stream, written);
       assert.deepEqual(received.map((r) => r.position), positions(written));
       assert.ok(received.every((r) => r.msgId === String(r.position) && r.subject === `${stream}.${r.type}`));
       assert.deepEqual(new Set(received.map((r) => r.type)), new Set(['OrderCreated', 'TradeRecorded', 'OrderCancelled']));
+    } finally {
+      await h?.stop();
+    }
+  });
+
+  it('an unreachable NATS server keeps nobody from using the order book', async () => {
+    let h: OrderbookHarness | undefined;
+    try {
+      h = await startOrderbookService({ NATS_URL: 'nats://127.0.0.1:1', NATS_STREAM: testStreamName() });
+      await synthesiseLog(h.book.events, 10);
+      const res = await get(h.api, '/events');
+      assert.equal(res.status, 200);
+      assert.equal(res.json.length, 10);
     } finally {
       await h?.stop();
     }
