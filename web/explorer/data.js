@@ -40,6 +40,8 @@ class LiveBook {
     this.position = 0;
     this.connected = false;
     this.loaded = false;
+    /** Why the orders could not be loaded (the order book is off or down), if so. */
+    this.error = undefined;
     this.listeners = new Set();
     this.pending = undefined;
     this.refreshing = new Set();
@@ -48,31 +50,39 @@ class LiveBook {
   start() {
     // The stream first (from now), the orders second: events of the gap are applied after the load.
     const early = [];
-    const source = new EventSource(`${API}/events/stream`);
-    source.onopen = () => {
-      this.connected = true;
-      this.changed();
-    };
-    source.onerror = () => {
-      // EventSource reconnects by itself, sending Last-Event-ID: nothing is lost.
-      this.connected = false;
-      this.changed();
-    };
-    source.onmessage = (message) => {
-      const event = JSON.parse(message.data);
-      if (this.loaded) this.apply(event);
-      else early.push(event);
-    };
+    this.connect((event) => (this.loaded ? this.apply(event) : early.push(event)));
     getJson('orders?includeInsufficientBalance=true')
       .then((orders) => {
         for (const order of orders) this.orders.set(order.uid, order);
       })
-      .catch((err) => console.warn('loading the orders failed:', err.message))
+      .catch((err) => {
+        this.error = err.message;
+      })
       .finally(() => {
         this.loaded = true;
         for (const event of early.splice(0)) this.apply(event);
         this.changed();
       });
+  }
+
+  /**
+   * Follows the event stream. EventSource reconnects by itself with Last-Event-ID after a dropped
+   * connection; after an answer other than 200 (the order book starting, down or off) it gives up, so the
+   * page opens a new one a little later, resuming after the last position it saw.
+   */
+  connect(onEvent) {
+    const after = this.position > 0 ? `?after=${this.position}` : '';
+    const source = new EventSource(`${API}/events/stream${after}`);
+    source.onopen = () => {
+      this.connected = true;
+      this.changed();
+    };
+    source.onerror = () => {
+      this.connected = false;
+      this.changed();
+      if (source.readyState === EventSource.CLOSED) setTimeout(() => this.connect(onEvent), 5000);
+    };
+    source.onmessage = (message) => onEvent(JSON.parse(message.data));
   }
 
   apply(event) {

@@ -47,7 +47,8 @@ export function Markets({ base, quote }) {
   return html`
     <h1>Markets</h1>
     ${!book.loaded && html`<p class="muted">Loading the open orders…</p>`}
-    ${book.loaded && markets.length === 0 && html`<p class="muted" data-testid="no-markets">No open orders.</p>`}
+    ${book.error && html`<p class="bad">The order book cannot be read: ${book.error}</p>`}
+    ${book.loaded && !book.error && markets.length === 0 && html`<p class="muted" data-testid="no-markets">No open orders.</p>`}
     <div class="grid">
       <table data-testid="markets">
         <thead><tr><th>market (base / quote)</th><th class="num">asks</th><th class="num">bids</th></tr></thead>
