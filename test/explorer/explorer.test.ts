@@ -127,6 +127,8 @@ describe('explorer', function () {
       const next = await signOrder(bob, h.domain, { sellToken: TKA, buyToken: TKC, sellAmount: e18(1), buyAmount: e18(1) });
       assert.equal((await postOrder(h.api, next.body)).status, 201);
       await w.page.getByTestId('event-tail').locator(`a[href="#/order/${next.uid}"]`).waitFor({ timeout: 2000 });
+      // The digests follow (read again every two seconds after new events).
+      await w.page.getByTestId('log-head').getByText(String(head + 1), { exact: true }).waitFor({ timeout: 5000 });
       await w.page.getByTestId('verify').click();
       const result = w.page.getByTestId('verify-result');
       await result.waitFor({ timeout: 30_000 });

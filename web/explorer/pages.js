@@ -181,13 +181,13 @@ export function TradesPage() {
 }
 
 export function EventsPage() {
-  const version = useBook();
-  // Digests read every document: ask again at most every two seconds while events arrive.
-  const [digestsAt, setDigestsAt] = useState(0);
+  useBook();
+  // Digests read every document: asked for again at most every two seconds, and only after new events.
+  const [digestsAt, setDigestsAt] = useState(book.position);
   useEffect(() => {
-    const timer = setTimeout(() => setDigestsAt(book.position), digestsAt === book.position ? 0 : 2000);
-    return () => clearTimeout(timer);
-  }, [version]);
+    const timer = setInterval(() => setDigestsAt(book.position), 2000);
+    return () => clearInterval(timer);
+  }, []);
   const projections = useLoad(() => getJson('projections'), digestsAt);
   const [replay, setReplay] = useState({ running: false });
   const verify = async () => {
