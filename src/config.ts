@@ -51,6 +51,8 @@ function defaults(): Config {
       maxBatchSize: 100,
       maxLogsBlockRange: 10_000,
       maxSubscriptionsPerConnection: 100,
+      headPollIntervalMs: 1_000,
+      getLogsSplitBlocks: 0,
       wsPingIntervalMs: 30_000,
       health: {
         checkIntervalMs: 2_000,
@@ -199,6 +201,8 @@ function fromEnv(env: Env, base: Config): Record<string, unknown> {
       maxBatchSize: integer(env, 'MAX_BATCH_SIZE'),
       maxLogsBlockRange: integer(env, 'MAX_LOGS_BLOCK_RANGE'),
       maxSubscriptionsPerConnection: integer(env, 'MAX_SUBSCRIPTIONS_PER_CONNECTION'),
+      headPollIntervalMs: integer(env, 'HEAD_POLL_INTERVAL_MS'),
+      getLogsSplitBlocks: integer(env, 'GETLOGS_SPLIT_BLOCKS'),
       wsPingIntervalMs: integer(env, 'WS_PING_INTERVAL_MS'),
       health: strip({
         checkIntervalMs: integer(env, 'HEALTH_CHECK_INTERVAL_MS'),

@@ -1,10 +1,16 @@
 /**
  * `npm start`: load the configuration, start the service, and stop it cleanly on SIGINT/SIGTERM so that no
- * embedded chain is left behind.
+ * embedded chain is left behind. The handlers are installed before anything starts (a signal during start
+ * stops the service as soon as it is up), and the service also stops when its parent goes away: under
+ * `npm start` a SIGTERM to npm may end npm without reaching this process, which is then re-parented.
  */
 import { loadConfig, ConfigError } from './config.js';
 import { logger } from './logger.js';
 import { startService } from './service.js';
+
+/** Time allowed for a clean stop; embedded anvils die with this process anyway (setpriv --pdeathsig). */
+const STOP_DEADLINE_MS = 4_500;
+const PARENT_CHECK_MS = 250;
 
 async function main(): Promise<void> {
   let config;
@@ -18,25 +24,33 @@ async function main(): Promise<void> {
     throw err;
   }
   logger.level = config.logLevel;
-  const service = await startService(config);
+  const starting = startService(config);
 
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    const force = setTimeout(() => process.exit(1), STOP_DEADLINE_MS);
     force.unref();
-    service.stop().then(
-      () => process.exit(0),
-      (err) => {
-        logger.error({ err }, 'stop failed');
-        process.exit(1);
-      },
-    );
+    starting
+      .then((service) => service.stop())
+      .then(
+        () => process.exit(0),
+        (err) => {
+          logger.error({ err }, 'stop failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  const parent = process.ppid;
+  if (parent > 1) {
+    const watch = setInterval(() => process.ppid !== parent && shutdown('parent exited'), PARENT_CHECK_MS);
+    watch.unref();
+  }
+  await starting;
 }
 
 main().catch((err) => {

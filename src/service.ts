@@ -9,7 +9,9 @@ import { logger } from './logger.js';
 import { Gateway } from './gateway/gateway.js';
 import { WebSocketChannel } from './gateway/channels/websocket.js';
 import { createMainServer, createNetworkServer, type ServerParts, type HealthReport } from './http/server.js';
-import { startOrderbook, type RunningOrderbook } from './orderbook/index.js';
+import type { RunningOrderbook } from './orderbook/index.js';
+import { OrderbookSupervisor, type OrderbookStatus } from './orderbook/supervisor.js';
+import { sendJson } from './http/io.js';
 import { createExplorerHandler } from './explorer/handler.js';
 
 export interface Service {
@@ -18,8 +20,10 @@ export interface Service {
   /** http://host:port of each network's dedicated listener, for the networks that have one. */
   networkUrls: Record<string, string>;
   gateway: Gateway;
-  /** Absent when the order book is off (ORDERBOOK=off). */
-  orderbook?: RunningOrderbook;
+  /** Absent when the order book is off (ORDERBOOK=off) or not up (see `books`). */
+  readonly orderbook?: RunningOrderbook;
+  /** The order book's supervisor (absent when it is off): its state, and the running book once up. */
+  books?: OrderbookSupervisor;
   stop(): Promise<void>;
 }
 
@@ -42,19 +46,34 @@ function close(server: Server): Promise<void> {
   });
 }
 
+const ORDERBOOK_OFF: OrderbookStatus = { state: 'down', reason: 'off (ORDERBOOK=off)', indexerBlock: null, role: null };
+
 export async function startService(config: Config): Promise<Service> {
   const log = logger.child({ component: 'service' });
   let gateway: Gateway | undefined;
-  let orderbook: RunningOrderbook | undefined;
+  let books: OrderbookSupervisor | undefined;
   const parts: ServerParts = {
     explorer: createExplorerHandler(),
     health: async (): Promise<HealthReport> => {
       if (!gateway) return { ready: false, status: 'starting' };
       const networks = await gateway.health();
-      const book = config.orderbook.enabled ? ((await orderbook?.health()) ?? { ready: false, status: 'starting' }) : undefined;
-      const ready = Object.values(networks).every(Boolean) && (book === undefined || book.ready);
-      return { ready, status: ready ? 'ok' : 'degraded', networks, ...(book ? { orderbook: book } : {}) };
+      const running = books?.running;
+      const book = !config.orderbook.enabled
+        ? undefined
+        : running
+          ? await running.health()
+          : { ready: false, status: books?.state ?? 'starting', reason: books?.reason };
+      const down = [
+        ...Object.entries(networks).filter(([, up]) => !up).map(([name]) => `network ${name}`),
+        ...(book && !book.ready ? ['orderbook'] : []),
+      ];
+      const ready = down.length === 0;
+      return { ready, status: ready ? 'ok' : 'degraded', ...(ready ? {} : { down }), networks, ...(book ? { orderbook: book } : {}) };
     },
+    status: () => ({
+      networks: gateway?.status() ?? {},
+      orderbook: books?.status() ?? (config.orderbook.enabled ? { state: 'starting', reason: 'the service is starting', indexerBlock: null, role: null } : ORDERBOOK_OFF),
+    }),
   };
   const main = createMainServer(parts);
   const url = await listen(main, config.port, config.host);
@@ -74,27 +93,41 @@ export async function startService(config: Config): Promise<Service> {
     parts.ws = ws;
     parts.gateway = gateway;
     if (config.orderbook.enabled) {
-      orderbook = await startOrderbook(config, gateway, logger);
-      parts.orderbook = orderbook.handler;
+      const supervisor = new OrderbookSupervisor(config, gateway, logger);
+      books = supervisor;
+      parts.orderbook = (req, res) => {
+        if (supervisor.running) return supervisor.running.handler(req, res);
+        const description = supervisor.state === 'starting' ? 'the order book is starting' : `the order book is down: ${supervisor.reason}`;
+        sendJson(res, 503, JSON.stringify({ errorType: 'ServiceUnavailable', description }));
+        return Promise.resolve();
+      };
+      supervisor.start();
+      // The first attempt is awaited so that a healthy order book is up when start resolves; a failing one
+      // is retried in the background while the gateway serves.
+      await supervisor.untilSettled();
     }
   } catch (err) {
     await Promise.all(servers.map(close));
+    await books?.stop();
     await gateway?.stop();
     throw err;
   }
   log.info({ url, networks: gateway.networkNames, networkUrls }, 'ready');
 
   const started = gateway;
-  const book = orderbook;
+  const supervisor = books;
   return {
     url,
     networkUrls,
     gateway: started,
-    orderbook: book,
+    get orderbook() {
+      return supervisor?.running;
+    },
+    books: supervisor,
     async stop() {
       parts.ws?.close();
       await Promise.all(servers.map(close));
-      await book?.stop();
+      await supervisor?.stop();
       await started.stop();
     },
   };

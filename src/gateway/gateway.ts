@@ -13,6 +13,7 @@ import { Access } from './access/access.js';
 import { connectRedis } from './redis.js';
 import { knowMethods } from './metrics.js';
 import type { Redis } from 'ioredis';
+import { networkStatus, type NetworkStatus } from './status.js';
 
 export interface NetworkEntry {
   network: Network;
@@ -95,6 +96,11 @@ export class Gateway {
       [...this.networks.values()].map(async ({ network }) => [network.name, await network.reachable()] as const),
     );
     return Object.fromEntries(checks);
+  }
+
+  /** The networks' part of GET /status. */
+  status(): Record<string, NetworkStatus> {
+    return Object.fromEntries([...this.networks.values()].map((entry) => [entry.network.name, networkStatus(entry)]));
   }
 
   async stop(): Promise<void> {

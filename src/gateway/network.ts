@@ -1,5 +1,5 @@
 /**
- * One network of the gateway: its upstream pool, its subscription hub and, when no upstream is configured,
+ * One network of the gateway: its upstream pool, its head tracker, its subscription hub and, when no upstream is configured,
  * the embedded anvil that serves as its upstream.
  */
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { WsUpstream } from './upstream/ws.js';
 import { UpstreamPool, type PoolMember } from './upstream/pool.js';
 import type { UpstreamTransport } from './upstream/types.js';
 import { SubscriptionHub } from './subscriptions.js';
+import { HeadTracker } from './head/tracker.js';
 
 export interface NetworkOptions {
   config: NetworkConfig;
@@ -25,6 +26,8 @@ export class Network {
     readonly chainId: number,
     readonly pool: UpstreamPool,
     readonly hub: SubscriptionHub,
+    /** The network's head across its upstreams (docs/gateway-head.md). */
+    readonly tracker: HeadTracker,
     /** The embedded dev chain, when this network has no configured upstream. */
     readonly anvil: Anvil | undefined,
     private readonly extra: UpstreamTransport[],
@@ -34,28 +37,48 @@ export class Network {
     const timeoutMs = gateway.upstreamTimeoutMs;
     const log = logger.child({ network: config.name });
     const poolOptions = { network: config.name, chainId: config.chainId, health: gateway.health, logger };
+    let anvil: Anvil | undefined;
+    let members: PoolMember[];
+    /** Where heads come from: for the embedded chain its WebSocket, which the pool does not use. */
+    let headSources: UpstreamTransport[];
+    const extra: UpstreamTransport[] = [];
     if (config.upstreams.length === 0) {
-      const anvil = new Anvil({ name: config.name, chainId: config.chainId, runDir: join(dataDir, 'run'), logger: log });
+      anvil = new Anvil({ name: config.name, chainId: config.chainId, runDir: join(dataDir, 'run'), logger: log });
       await anvil.start();
       const name = `${config.name}/embedded`;
       const http = new HttpUpstream({ name, url: anvil.httpUrl, timeoutMs });
       const ws = new WsUpstream({ name, url: anvil.wsUrl, timeoutMs, logger: log });
       log.info({ url: anvil.httpUrl, chainId: config.chainId }, 'embedded anvil started');
-      const pool = new UpstreamPool([{ transport: http }], poolOptions);
-      await pool.start();
-      return new Network(config.name, config.chainId, pool, new SubscriptionHub(ws, config.name, log), anvil, [ws]);
+      members = [{ transport: http, url: anvil.httpUrl }];
+      headSources = [ws];
+      extra.push(ws);
+    } else {
+      members = config.upstreams.map((u, i): PoolMember => {
+        const name = `${config.name}/${i}`;
+        const transport: UpstreamTransport = /^wss?:/.test(u.url)
+          ? new WsUpstream({ name, url: u.url, timeoutMs, logger: log })
+          : new HttpUpstream({ name, url: u.url, timeoutMs });
+        return { transport, role: u.role, weight: u.weight, url: u.url };
+      });
+      headSources = members.map((m) => m.transport);
     }
-    const members = config.upstreams.map((u, i): PoolMember => {
-      const name = `${config.name}/${i}`;
-      const transport: UpstreamTransport = /^wss?:/.test(u.url)
-        ? new WsUpstream({ name, url: u.url, timeoutMs, logger: log })
-        : new HttpUpstream({ name, url: u.url, timeoutMs });
-      return { transport, role: u.role, weight: u.weight };
-    });
-    const ws = members.map((m) => m.transport).find((t): t is WsUpstream => t instanceof WsUpstream);
     const pool = new UpstreamPool(members, poolOptions);
-    await pool.start();
-    return new Network(config.name, config.chainId, pool, new SubscriptionHub(ws, config.name, log), undefined, []);
+    const tracker = new HeadTracker(headSources, {
+      network: config.name,
+      pollIntervalMs: gateway.headPollIntervalMs ?? 1_000,
+      logger,
+      send: (call) => pool.send(call),
+    });
+    pool.useHeads(tracker);
+    await Promise.all([tracker.start(), pool.start()]);
+    const wsUpstreams = headSources.filter((t): t is WsUpstream => t instanceof WsUpstream);
+    const hub = new SubscriptionHub({ tracker, wsUpstreams, send: (call) => pool.send(call), network: config.name, logger: log });
+    return new Network(config.name, config.chainId, pool, hub, tracker, anvil, extra);
+  }
+
+  /** The network's head: the highest block its upstreams reported. */
+  get head(): number | undefined {
+    return this.tracker.head?.number ?? this.pool.head;
   }
 
   /** Whether an upstream answers at all (used by /healthz). */
@@ -69,6 +92,8 @@ export class Network {
   }
 
   async stop(): Promise<void> {
+    this.hub.close();
+    await this.tracker.close();
     await this.pool.close();
     await Promise.all(this.extra.map((t) => t.close()));
     await this.anvil?.stop();

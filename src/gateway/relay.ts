@@ -37,6 +37,8 @@ export class Relay {
   private readonly coalescer: Coalescer | undefined;
   /** Networks share the cache (and Redis may be shared by deployments): keys start with network and chain. */
   private readonly keyPrefix: string;
+  /** Cache lookups of this network, for GET /status. */
+  readonly cacheCounts = { hits: 0, misses: 0 };
 
   constructor(
     readonly network: Network,
@@ -120,15 +122,15 @@ export class Relay {
 
   private checkLimits(call: UpstreamCall): void {
     if (call.method === 'eth_getLogs') {
-      const { pool } = this.network;
-      checkLogsRange(call.params, this.options.maxLogsBlockRange, { head: pool.head, finalized: pool.finalizedBlock });
+      const { pool, head } = this.network;
+      checkLogsRange(call.params, this.options.maxLogsBlockRange, { head, finalized: pool.finalizedBlock });
     }
   }
 
   /** The highest block whose results are final (see cache/policy.ts). */
   private safeBlock(): number | undefined {
-    const { pool } = this.network;
-    return safeBlockOf(pool.head, pool.finalizedBlock, this.options.reorgDepth);
+    const { pool, head } = this.network;
+    return safeBlockOf(head, pool.finalizedBlock, this.options.reorgDepth);
   }
 
   private cacheable(call: UpstreamCall): Cacheable | undefined {
@@ -148,8 +150,13 @@ export class Relay {
       value = await cache.fromRedis(key);
     }
     // Only cacheable methods get here: a fixed set, so the method is a bounded label as it is.
-    if (value === undefined) metrics.cacheMisses.cell(this.network.name, method).pending++;
-    else metrics.cacheHits.cell(this.network.name, method, tier).pending++;
+    if (value === undefined) {
+      this.cacheCounts.misses++;
+      metrics.cacheMisses.cell(this.network.name, method).pending++;
+    } else {
+      this.cacheCounts.hits++;
+      metrics.cacheHits.cell(this.network.name, method, tier).pending++;
+    }
     return value;
   }
 

@@ -1,14 +1,27 @@
 /**
- * eth_subscribe for WebSocket clients of one network. Clients asking for the same thing (newHeads, the same
- * logs filter, ...) share one upstream subscription; each client sees its own subscription id. The upstream
- * subscription ends when its last client unsubscribes or disconnects, and is made again after the upstream
- * connection comes back.
+ * eth_subscribe for WebSocket clients of one network; each client sees its own subscription id and the
+ * usual `eth_subscription` envelope.
+ *
+ * - `newHeads` and `logs` are served by the gateway from the network's head tracker (head/tracker.ts),
+ *   whatever the upstreams' transport: every block once, in order, gaps filled, the new chain's blocks
+ *   after a reorganisation. `logs` reads each new block's logs once (eth_getLogs by block hash, with
+ *   failover) for all logs clients, remembers per block what it delivered to whom, and after a
+ *   reorganisation sends those logs again with `removed: true` (newest block first) before the new
+ *   chain's logs, as geth does (anvil does not: see docs/gateway-head.md).
+ * - Other kinds (newPendingTransactions, ...) are relayed from a WebSocket upstream. Clients asking for
+ *   the same thing share one upstream subscription, ended when its last client leaves; when that upstream's
+ *   connection drops the subscription moves to another WebSocket upstream (or back once it reconnects).
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { WsUpstream } from './upstream/ws.js';
 import type { RpcOutcome } from './jsonrpc.js';
+import type { UpstreamCall } from './upstream/types.js';
 import { RpcError } from './errors.js';
 import type { Logger } from '../logger.js';
+import type { HeadTracker } from './head/tracker.js';
+import type { HeadChange, TrackedBlock } from './head/chain.js';
+import { matchesLog, parseLogsFilter, type LogsFilter, type RawLog } from './head/logs-filter.js';
 
 /** A client connection as the hub sees it: somewhere to write notification frames. */
 export interface SubscriberSink {
@@ -17,29 +30,64 @@ export interface SubscriberSink {
   readonly open: boolean;
 }
 
-interface Shared {
+interface Relayed {
   params: unknown[];
+  upstream: WsUpstream | undefined;
   upstreamId: string | undefined;
   /** Settles once the upstream subscription exists (or failed). */
   ready: Promise<RpcOutcome>;
   clients: Map<string, SubscriberSink>;
 }
 
-export class SubscriptionHub {
-  private readonly shared = new Map<string, Shared>();
-  private readonly clientSubs = new Map<string, { key: string; sink: SubscriberSink }>();
+interface LogsClient {
+  sink: SubscriberSink;
+  filter: LogsFilter;
+  /** Hashes of the blocks whose logs it was sent (for `removed: true` after a reorganisation). */
+  delivered: Set<string>;
+}
 
-  constructor(
-    private readonly upstream: WsUpstream | undefined,
-    private readonly network: string,
-    private readonly logger: Logger,
-  ) {
-    upstream?.on('reconnected', () => this.resubscribeAll());
+type ClientSub = { kind: 'newHeads' } | { kind: 'logs' } | { kind: 'relayed'; key: string };
+
+/** How many blocks' logs are remembered for removal notices (deeper reorganisations send none). */
+const REMEMBERED_BLOCKS = 256;
+
+export interface HubOptions {
+  tracker: HeadTracker;
+  /** The network's WebSocket upstreams, for relayed kinds. */
+  wsUpstreams: WsUpstream[];
+  /** A call to any upstream with failover (the pool). */
+  send(call: UpstreamCall): Promise<RpcOutcome>;
+  network: string;
+  logger: Logger;
+}
+
+export class SubscriptionHub {
+  private readonly relayed = new Map<string, Relayed>();
+  private readonly clientSubs = new Map<string, { sub: ClientSub; sink: SubscriberSink }>();
+  private readonly headClients = new Map<string, SubscriberSink>();
+  private readonly logsClients = new Map<string, LogsClient>();
+  /** Logs of recent blocks as delivered, by block hash (insertion order = age). */
+  private readonly blockLogs = new Map<string, RawLog[]>();
+  private logWork: Promise<void> = Promise.resolve();
+  private closed = false;
+  private readonly stopListening: () => void;
+
+  constructor(private readonly options: HubOptions) {
+    this.stopListening = options.tracker.onChange((change) => this.onChange(change));
+    for (const upstream of options.wsUpstreams) {
+      upstream.on('connection-lost', () => this.moveFrom(upstream));
+      upstream.on('reconnected', () => this.reopenOn(upstream));
+    }
   }
 
-  /** Number of live upstream subscriptions (exposed as a metric and checked by tests). */
+  /** Number of live upstream subscriptions made for clients (relayed kinds only). */
   get upstreamSubscriptions(): number {
-    return [...this.shared.values()].filter((s) => s.upstreamId !== undefined).length;
+    return [...this.relayed.values()].filter((s) => s.upstreamId !== undefined).length;
+  }
+
+  /** Number of client subscriptions of every kind. */
+  get clientSubscriptions(): number {
+    return this.clientSubs.size;
   }
 
   subscriptionsOf(sink: SubscriberSink): number {
@@ -49,82 +97,204 @@ export class SubscriptionHub {
   }
 
   async subscribe(sink: SubscriberSink, params: unknown[]): Promise<RpcOutcome> {
-    const upstream = this.upstream;
-    if (!upstream) {
-      throw new RpcError(400, -32601, `eth_subscribe needs a WebSocket upstream; network ${this.network} has none`);
+    const kind = params[0];
+    if (kind === 'newHeads') {
+      if (params.length > 1) throw new RpcError(400, -32602, 'newHeads takes no further parameters');
+      const id = this.add(sink, { kind: 'newHeads' });
+      this.headClients.set(id, sink);
+      return { result: id };
     }
-    const key = JSON.stringify(params);
-    let entry = this.shared.get(key);
-    if (!entry) {
-      const created: Shared = { params, upstreamId: undefined, clients: new Map(), ready: undefined! };
-      created.ready = this.open(upstream, created);
-      entry = created;
-      this.shared.set(key, entry);
-      // A failed upstream subscription is not shared with later clients: they try afresh.
-      const forget = () => {
-        if (this.shared.get(key) === created) this.shared.delete(key);
-      };
-      created.ready.then((outcome) => outcome.error && forget(), forget);
+    if (kind === 'logs') {
+      if (params.length > 2) throw new RpcError(400, -32602, 'logs takes one filter object');
+      const filter = parseLogsFilter(params[1]);
+      const id = this.add(sink, { kind: 'logs' });
+      this.logsClients.set(id, { sink, filter, delivered: new Set() });
+      return { result: id };
     }
-    const outcome = await entry.ready;
-    if (outcome.error) return outcome;
-    const clientId = '0x' + randomBytes(16).toString('hex');
-    entry.clients.set(clientId, sink);
-    this.clientSubs.set(clientId, { key, sink });
-    // The client may have left while the upstream was answering: then nobody will ever drop it.
-    if (!sink.open) this.remove(clientId, key);
-    return { result: clientId };
+    return this.subscribeRelayed(sink, params);
   }
 
   /** eth_unsubscribe: true when `sink` owned that subscription. */
   unsubscribe(sink: SubscriberSink, clientId: string): boolean {
     const sub = this.clientSubs.get(clientId);
     if (!sub || sub.sink !== sink) return false;
-    this.remove(clientId, sub.key);
+    this.remove(clientId);
     return true;
   }
 
   /** A client went away: its subscriptions end, and so do upstream ones nobody else uses. */
   dropClient(sink: SubscriberSink): void {
-    for (const [clientId, sub] of this.clientSubs) if (sub.sink === sink) this.remove(clientId, sub.key);
+    for (const [clientId, sub] of this.clientSubs) if (sub.sink === sink) this.remove(clientId);
   }
 
-  private remove(clientId: string, key: string): void {
+  close(): void {
+    this.closed = true;
+    this.stopListening();
+  }
+
+  private add(sink: SubscriberSink, sub: ClientSub): string {
+    const id = '0x' + randomBytes(16).toString('hex');
+    this.clientSubs.set(id, { sub, sink });
+    return id;
+  }
+
+  private remove(clientId: string): void {
+    const entry = this.clientSubs.get(clientId);
+    if (!entry) return;
     this.clientSubs.delete(clientId);
-    const entry = this.shared.get(key);
+    const { sub } = entry;
+    if (sub.kind === 'newHeads') this.headClients.delete(clientId);
+    else if (sub.kind === 'logs') this.logsClients.delete(clientId);
+    else this.leaveRelayed(clientId, sub.key);
+  }
+
+  // --- newHeads and logs, from the head tracker
+
+  private onChange(change: HeadChange): void {
+    if (this.closed) return;
+    for (const block of change.added) {
+      const payload = JSON.stringify(block.header);
+      for (const [id, sink] of this.headClients) sink.send(frame(id, payload));
+    }
+    // Logs need a fetch per block: queued, so that blocks (and removals) stay in order.
+    this.logWork = this.logWork.then(() => this.deliverLogs(change));
+  }
+
+  private async deliverLogs({ removed, added }: HeadChange): Promise<void> {
+    for (const block of removed) {
+      const logs = this.blockLogs.get(block.hash);
+      this.blockLogs.delete(block.hash);
+      if (!logs) continue;
+      const gone = logs.map((log) => ({ ...log, removed: true }));
+      for (const [id, client] of this.logsClients) {
+        if (!client.delivered.delete(block.hash)) continue;
+        for (const log of gone) if (matchesLog(client.filter, log)) client.sink.send(frame(id, JSON.stringify(log)));
+      }
+    }
+    for (const block of added) {
+      if (this.logsClients.size === 0 || this.closed) continue;
+      const logs = await this.logsOf(block);
+      if (!logs) continue;
+      this.remember(block.hash, logs);
+      for (const [id, client] of this.logsClients) {
+        client.delivered.add(block.hash);
+        if (client.delivered.size > REMEMBERED_BLOCKS) client.delivered.delete(client.delivered.values().next().value!);
+        for (const log of logs) if (matchesLog(client.filter, log)) client.sink.send(frame(id, JSON.stringify(log)));
+      }
+    }
+  }
+
+  /** The logs of a block (by hash, so that they are that block's), trying again while it is on the chain. */
+  private async logsOf(block: TrackedBlock): Promise<RawLog[] | undefined> {
+    for (let wait = 100; !this.closed && this.options.tracker.isCanonical(block.hash); wait = Math.min(wait * 2, 2_000)) {
+      try {
+        const outcome = await this.options.send({ method: 'eth_getLogs', params: [{ blockHash: block.hash }] });
+        if (Array.isArray(outcome.result)) return outcome.result as RawLog[];
+      } catch {
+        // every upstream failed for now
+      }
+      await sleep(wait);
+    }
+    return undefined;
+  }
+
+  private remember(hash: string, logs: RawLog[]): void {
+    this.blockLogs.set(hash, logs);
+    if (this.blockLogs.size > REMEMBERED_BLOCKS) this.blockLogs.delete(this.blockLogs.keys().next().value!);
+  }
+
+  // --- relayed kinds, from a WebSocket upstream
+
+  private async subscribeRelayed(sink: SubscriberSink, params: unknown[]): Promise<RpcOutcome> {
+    if (this.options.wsUpstreams.length === 0) {
+      throw new RpcError(400, -32601, `eth_subscribe ${String(params[0])} needs a WebSocket upstream; network ${this.options.network} has none`);
+    }
+    const key = JSON.stringify(params);
+    let entry = this.relayed.get(key);
+    if (!entry) {
+      const created: Relayed = { params, upstream: undefined, upstreamId: undefined, clients: new Map(), ready: undefined! };
+      created.ready = this.open(created, undefined);
+      entry = created;
+      this.relayed.set(key, entry);
+      // A failed upstream subscription is not shared with later clients: they try afresh.
+      const forget = () => {
+        if (this.relayed.get(key) === created) this.relayed.delete(key);
+      };
+      created.ready.then((outcome) => outcome.error && forget(), forget);
+    }
+    const outcome = await entry.ready;
+    if (outcome.error) return outcome;
+    const clientId = this.add(sink, { kind: 'relayed', key });
+    entry.clients.set(clientId, sink);
+    // The client may have left while the upstream was answering: then nobody will ever drop it.
+    if (!sink.open) this.remove(clientId);
+    return { result: clientId };
+  }
+
+  private leaveRelayed(clientId: string, key: string): void {
+    const entry = this.relayed.get(key);
     if (!entry) return;
     entry.clients.delete(clientId);
     if (entry.clients.size > 0) return;
-    this.shared.delete(key);
+    this.relayed.delete(key);
     // If the upstream subscription is still being made, end it once it exists.
     entry.ready.then(
       () => {
-        if (entry.upstreamId) void this.upstream?.unsubscribe(entry.upstreamId);
+        if (entry.upstreamId) void entry.upstream?.unsubscribe(entry.upstreamId);
       },
       () => undefined,
     );
   }
 
-  private async open(upstream: WsUpstream, entry: Shared): Promise<RpcOutcome> {
-    const outcome = await upstream.subscribe(entry.params, (result) => this.notify(entry, result));
-    if (outcome.error === undefined) entry.upstreamId = outcome.result as string;
-    return outcome;
+  /** Subscribes on the first WebSocket upstream that accepts, `avoid` last. */
+  private async open(entry: Relayed, avoid: WsUpstream | undefined): Promise<RpcOutcome> {
+    const order = [...this.options.wsUpstreams.filter((u) => u !== avoid), ...(avoid ? [avoid] : [])];
+    let last: RpcOutcome = { error: { code: -32603, message: 'no WebSocket upstream' } };
+    for (const upstream of order) {
+      try {
+        const outcome = await upstream.subscribe(entry.params, (result) => this.notify(entry, upstream, result));
+        if (outcome.error === undefined) {
+          entry.upstream = upstream;
+          entry.upstreamId = outcome.result as string;
+          return outcome;
+        }
+        // An error object (unknown kind, bad params) would be the same elsewhere.
+        return outcome;
+      } catch (err) {
+        last = { error: { code: -32603, message: (err as Error).message } };
+      }
+    }
+    return last;
   }
 
-  private notify(entry: Shared, result: unknown): void {
+  private notify(entry: Relayed, from: WsUpstream, result: unknown): void {
+    if (entry.upstream !== from) return;
     const payload = JSON.stringify(result);
-    for (const [clientId, sink] of entry.clients) {
-      sink.send(`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${clientId}","result":${payload}}}`);
+    for (const [clientId, sink] of entry.clients) sink.send(frame(clientId, payload));
+  }
+
+  /** That upstream's connection dropped (its subscriptions with it): move what it carried. */
+  private moveFrom(upstream: WsUpstream): void {
+    for (const entry of this.relayed.values()) {
+      if (entry.upstream !== upstream) continue;
+      entry.upstream = undefined;
+      entry.upstreamId = undefined;
+      entry.ready = this.open(entry, upstream);
     }
   }
 
-  private resubscribeAll(): void {
-    for (const entry of this.shared.values()) {
-      entry.upstreamId = undefined;
-      entry.ready = this.open(this.upstream!, entry).catch((err: Error) => {
-        this.logger.warn({ network: this.network, err: err.message }, 'could not subscribe again after reconnect');
+  /** That upstream is back: what found no home meanwhile subscribes there. */
+  private reopenOn(upstream: WsUpstream): void {
+    for (const entry of this.relayed.values()) {
+      if (entry.upstream !== undefined) continue;
+      entry.ready = this.open(entry, undefined).catch((err: Error) => {
+        this.options.logger.warn({ network: this.options.network, upstream: upstream.name, err: err.message }, 'could not subscribe again');
         return { error: { code: -32603, message: err.message } };
       });
     }
   }
+}
+
+function frame(subscription: string, payload: string): string {
+  return `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${subscription}","result":${payload}}}`;
 }

@@ -73,6 +73,14 @@ export interface GatewayConfig {
   maxLogsBlockRange: number;
   maxSubscriptionsPerConnection: number;
   /**
+   * How often the head tracker asks an upstream without WebSocket for its latest block (docs/gateway-head.md).
+   */
+  headPollIntervalMs?: number;
+  /**
+   * eth_getLogs over more than maxLogsBlockRange blocks is split into sub-ranges of this many blocks; 0 (default) refuses it with -32602 instead.
+   */
+  getLogsSplitBlocks?: number;
+  /**
    * WebSocket clients are pinged this often; one that has not answered the previous ping is dropped with its subscriptions. 0 disables it.
    */
   wsPingIntervalMs: number;

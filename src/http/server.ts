@@ -36,6 +36,8 @@ export interface ServerParts {
   /** The explorer's page and files (GET / asking for HTML, /explorer/..., /favicon.ico); true when it answered. */
   explorer?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
   health(): Promise<HealthReport>;
+  /** GET /status (docs/gateway-head.md); absent: 404. */
+  status?(): unknown;
 }
 
 const starting = new RpcError(503, -32603, 'the service is starting');
@@ -127,6 +129,7 @@ export function createMainServer(parts: ServerParts): Server {
     if (path === '/healthz') work = health(parts, res);
     else if (!gw) work = failRequest(res, starting);
     else if (path === '/metrics') work = metrics(res);
+    else if (path === '/status' && parts.status) sendJson(res, 200, JSON.stringify(parts.status()));
     else if (path.startsWith('/api/')) work = parts.orderbook ? parts.orderbook(req, res) : orderbookAbsent(gw.config.orderbook.enabled, res);
     else if (parts.explorer && !gw.has(hostLabel(req.headers.host)) && parts.explorer(req, res, path)) return;
     else {

@@ -72,6 +72,7 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
       state: indexerStateFor(events),
       logger: log,
       startBlock: network.anvil ? 0 : config.orderbook.indexerStartBlock,
+      heads: network.tracker,
     });
     indexer.start();
     await feed.start();

@@ -31,7 +31,7 @@ describe('gateway cache', function () {
     beforeEach(async () => {
       anvil = await AnvilProcess.start();
       // A long health-check interval: the test refreshes the gateway's view of the head itself.
-      service = await startTestService({ UPSTREAM_MAINNET: anvil.url, CACHE_REORG_DEPTH: '3', HEALTH_CHECK_INTERVAL_MS: '600000' });
+      service = await startTestService({ UPSTREAM_MAINNET: anvil.url, CACHE_REORG_DEPTH: '3', HEALTH_CHECK_INTERVAL_MS: '600000', HEAD_POLL_INTERVAL_MS: '600000' });
     });
     afterEach(async () => {
       await service?.stop();

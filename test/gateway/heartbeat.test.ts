@@ -34,19 +34,20 @@ describe('gateway WebSocket heartbeat', function () {
     const hub = service.gateway.network('mainnet').hub;
     const [answering, silent] = await Promise.all([connect(true), connect(false)]);
     const closed = new Promise<number>((resolve) => silent.socket.once('close', (code) => resolve(code)));
-    assert.match((await answering.call('eth_subscribe', ['newHeads'])).result, /^0x/);
-    assert.match((await silent.call('eth_subscribe', ['newHeads'])).result, /^0x/);
+    assert.match((await answering.call('eth_subscribe', ['newPendingTransactions'])).result, /^0x/);
+    assert.match((await silent.call('eth_subscribe', ['newPendingTransactions'])).result, /^0x/);
     assert.match((await silent.call('eth_subscribe', ['logs', {}])).result, /^0x/);
-    assert.equal(hub.upstreamSubscriptions, 2);
+    assert.equal(hub.upstreamSubscriptions, 1, 'the two newPendingTransactions clients share one');
+    assert.equal(hub.clientSubscriptions, 3);
 
     // Terminated without a close frame: the client sees the abnormal closure code.
     assert.equal(await closed, 1006);
-    await until(() => hub.upstreamSubscriptions === 1, "the silent client's logs subscription to end");
+    await until(() => hub.clientSubscriptions === 1, "the silent client's subscriptions to end");
 
     // Several rounds later the answering client is still served.
     await new Promise((r) => setTimeout(r, PING_MS * 4));
     assert.equal(answering.socket.readyState, WebSocket.OPEN);
     assert.match((await answering.call('eth_chainId', [])).result, /^0x1$/);
-    assert.equal(hub.upstreamSubscriptions, 1, 'newHeads is still used by the answering client');
+    assert.equal(hub.upstreamSubscriptions, 1, 'newPendingTransactions is still used by the answering client');
   });
 });

@@ -1,7 +1,9 @@
 /**
  * eth_subscribe over the gateway's WebSocket channels: notifications reach the client that subscribed (with
  * that client's own subscription id) and no other, in the exact eth_subscription shape, with what anvil
- * itself notifies; upstream subscriptions are shared and end when their last client leaves.
+ * itself notifies. newHeads and logs come from the gateway's head tracker (no upstream subscription per
+ * client); relayed kinds (newPendingTransactions) share one upstream subscription that ends when its last
+ * client leaves.
  */
 import assert from 'node:assert/strict';
 import { Wallet } from 'ethers';
@@ -73,8 +75,8 @@ describe('gateway subscriptions', function () {
       pending: await subscribe(pending, ['newPendingTransactions']),
     };
     assert.equal(new Set(Object.values(ids)).size, 4, 'every client has its own subscription id');
-    // The two newHeads clients share one upstream subscription.
-    assert.equal(hub().upstreamSubscriptions, 3);
+    // newHeads and logs are served from the head tracker; only newPendingTransactions is relayed.
+    assert.equal(hub().upstreamSubscriptions, 1);
     const directIds = {
       heads: await subscribe(direct, ['newHeads']),
       logs: await subscribe(direct, ['logs', logFilter]),
@@ -120,10 +122,9 @@ describe('gateway subscriptions', function () {
     assert.equal((await heads1.call('eth_unsubscribe', [ids.logs])).result, false, "another client's id");
     assert.equal((await heads1.call('eth_unsubscribe', [ids.heads1])).result, true);
     assert.equal((await heads1.call('eth_unsubscribe', [ids.heads1])).result, false, 'already ended');
-    assert.equal(hub().upstreamSubscriptions, 3);
     assert.equal((await heads2.call('eth_unsubscribe', [ids.heads2])).result, true);
-    await until(() => hub().upstreamSubscriptions === 2, 'the newHeads upstream subscription to end');
     assert.equal((await logs.call('eth_unsubscribe', [ids.logs])).result, true);
+    assert.equal(hub().upstreamSubscriptions, 1);
     assert.equal((await pending.call('eth_unsubscribe', [ids.pending])).result, true);
     await until(() => hub().upstreamSubscriptions === 0, 'every upstream subscription to end');
 
@@ -148,13 +149,13 @@ describe('gateway subscriptions', function () {
 
   it('ends the upstream subscription when its last client disconnects', async () => {
     const [a, b] = await Promise.all([connect('host'), connect('port')]);
-    await subscribe(a, ['newHeads']);
-    await subscribe(b, ['newHeads']);
+    await subscribe(a, ['newPendingTransactions']);
+    await subscribe(b, ['newPendingTransactions']);
     await subscribe(b, ['logs', {}]);
-    assert.equal(hub().upstreamSubscriptions, 2);
+    assert.equal(hub().upstreamSubscriptions, 1);
     await a.close();
     await new Promise((r) => setTimeout(r, 100));
-    assert.equal(hub().upstreamSubscriptions, 2, 'b still uses newHeads');
+    assert.equal(hub().upstreamSubscriptions, 1, 'b still uses newPendingTransactions');
     b.socket.terminate();
     await until(() => hub().upstreamSubscriptions === 0, 'the upstream subscriptions to end');
   });
@@ -162,7 +163,7 @@ describe('gateway subscriptions', function () {
   it('ends the upstream subscription of a client that disconnects before its eth_subscribe is answered', async () => {
     for (let i = 0; i < 5; i++) {
       const client = await connect('rest');
-      client.sendRaw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+      client.sendRaw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newPendingTransactions'] }));
       client.socket.terminate();
     }
     await new Promise((r) => setTimeout(r, 300));

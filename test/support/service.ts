@@ -20,6 +20,10 @@ export async function startTestService(env: Record<string, string> = {}): Promis
   const service = await startService(config);
   return {
     ...service,
+    // A getter: the order book may come up after start (see orderbook/supervisor.ts).
+    get orderbook() {
+      return service.orderbook;
+    },
     dataDir,
     async stop() {
       await service.stop();

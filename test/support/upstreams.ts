@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import { foundryBinary } from '../../src/chain/foundry.js';
 import { freePort } from '../../src/chain/anvil.js';
 
@@ -114,5 +115,62 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * A TCP relay on its own loopback port in front of `targetPort`: one more "node" of the same chain (several
+ * relays in front of one anvil are several nodes that agree). `kill()` drops every connection and stops
+ * listening, as a node that dies; `revive()` listens on the same port again.
+ */
+export class TcpRelay {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    readonly port: number,
+    private readonly targetPort: number,
+    private readonly targetHost: string,
+  ) {}
+
+  static async start(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpRelay> {
+    const relay = new TcpRelay(await freePort(), targetPort, targetHost);
+    await relay.revive();
+    return relay;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get wsUrl(): string {
+    return `ws://127.0.0.1:${this.port}`;
+  }
+
+  async revive(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.targetPort, this.targetHost);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => s.destroy());
+      }
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+  }
+
+  /** Every connection cut at once and the port closed. */
+  async kill(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    if (server) await new Promise((resolve) => server.close(resolve));
   }
 }

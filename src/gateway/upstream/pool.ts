@@ -25,6 +25,7 @@ import { metrics, methodLabel, type CounterCell } from '../metrics.js';
 import type { Histogram } from 'prom-client';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { ErrorWindow, excessLag, tooManyErrors, weightedPick } from './health.js';
+import { LatencyWindow, redactUrl } from './latency.js';
 
 export type UpstreamRole = 'primary' | 'fallback';
 
@@ -32,6 +33,8 @@ export interface PoolMember {
   transport: UpstreamTransport;
   role?: UpstreamRole;
   weight?: number;
+  /** Where it is, for GET /status (shown redacted). */
+  url?: string;
 }
 
 export interface PoolOptions {
@@ -52,6 +55,27 @@ export interface UpstreamStatus {
   head?: number;
 }
 
+/** Upstreams' heads as another part (the head tracker) knows them. */
+export interface HeadReports {
+  /** The upstream's current head, undefined when not known to be current. */
+  upstreamHead(name: string): number | undefined;
+  /** Brings what upstreamHead says up to date: asks the upstreams it has not heard from lately, or all. */
+  refresh(all: boolean): Promise<void>;
+}
+
+/** One upstream in GET /status (docs/gateway-head.md). */
+export interface UpstreamReport {
+  id: string;
+  url: string | null;
+  transport: 'http' | 'ws';
+  head: number | null;
+  lag: number | null;
+  latencyMs: { p50: number | null; p99: number | null };
+  errorRate: number;
+  state: 'in' | 'out';
+  reason?: string;
+}
+
 /** The metrics of one upstream and method, looked up once (see metrics.ts on why). */
 interface CallMetrics {
   latency: ReturnType<Histogram<'network' | 'upstream' | 'method'>['labels']>;
@@ -66,6 +90,7 @@ class Upstream {
   head: number | undefined;
   chainChecked = false;
   readonly errors: ErrorWindow;
+  readonly latency = new LatencyWindow();
   private readonly callMetrics = new Map<string, CallMetrics>();
 
   constructor(
@@ -74,6 +99,7 @@ class Upstream {
     readonly weight: number,
     errorWindowMs: number,
     private readonly network: string,
+    readonly url: string | undefined,
   ) {
     this.errors = new ErrorWindow(errorWindowMs);
   }
@@ -118,6 +144,7 @@ export class UpstreamPool {
   private timer: NodeJS.Timeout | undefined;
   private probing: Promise<void> | undefined;
   private readonly log: Logger;
+  private heads: HeadReports | undefined;
 
   constructor(
     members: PoolMember[],
@@ -125,7 +152,8 @@ export class UpstreamPool {
   ) {
     if (members.length === 0) throw new Error('a network needs at least one upstream');
     this.members = members.map(
-      (m) => new Upstream(m.transport, m.role ?? 'primary', m.weight ?? 1, options.health.errorWindowMs, options.network),
+      (m) =>
+        new Upstream(m.transport, m.role ?? 'primary', m.weight ?? 1, options.health.errorWindowMs, options.network, m.url),
     );
     this.log = options.logger.child({ network: options.network });
     for (const m of this.members) metrics.upstreamHealthy.labels(options.network, m.name, m.role).set(1);
@@ -134,9 +162,17 @@ export class UpstreamPool {
 
   /** Runs the first health check (so the head is known before traffic) and schedules the next ones. */
   async start(): Promise<void> {
-    await Promise.race([this.checkHealth(), sleep(FIRST_CHECK_WAIT_MS, undefined, { ref: false })]);
-    this.timer = setInterval(() => void this.checkHealth(), this.options.health.checkIntervalMs);
+    await Promise.race([this.checkHealth(false), sleep(FIRST_CHECK_WAIT_MS, undefined, { ref: false })]);
+    this.timer = setInterval(() => void this.checkHealth(false), this.options.health.checkIntervalMs);
     this.timer.unref();
+  }
+
+  /**
+   * Where health checks find an upstream's head without asking it: the network's head tracker, which polls
+   * or subscribes anyway. An upstream whose head it does not know currently is asked eth_blockNumber.
+   */
+  useHeads(heads: HeadReports): void {
+    this.heads = heads;
   }
 
   /** The highest block any answering upstream reported at the last health check. */
@@ -158,6 +194,26 @@ export class UpstreamPool {
       ...(m.reason === undefined ? {} : { reason: m.reason }),
       ...(m.head === undefined ? {} : { head: m.head }),
     }));
+  }
+
+  /** Each upstream as GET /status shows it; `networkHead` is the network's head the lag is measured from. */
+  report(networkHead: number | undefined): UpstreamReport[] {
+    const now = performance.now();
+    return this.members.map((m) => {
+      const { failures, total } = m.errors.counts(now);
+      const lag = m.head === undefined || networkHead === undefined ? null : Math.max(0, networkHead - m.head);
+      return {
+        id: m.name.replace(/\//g, '-'),
+        url: m.url === undefined ? null : redactUrl(m.url),
+        transport: m.url !== undefined && /^wss?:/i.test(m.url) ? 'ws' : 'http',
+        head: m.head ?? null,
+        lag,
+        latencyMs: m.latency.quantiles(),
+        errorRate: total === 0 ? 0 : Math.round((failures / total) * 1000) / 1000,
+        state: m.inRotation ? 'in' : 'out',
+        ...(m.inRotation ? {} : { reason: m.reason ?? 'out of rotation' }),
+      };
+    });
   }
 
   send(call: UpstreamCall): Promise<RpcOutcome> {
@@ -275,7 +331,9 @@ export class UpstreamPool {
     const started = performance.now();
     try {
       const outcome = await member.transport.send(call);
-      counts.latency.observe((performance.now() - started) / 1000);
+      const elapsed = performance.now() - started;
+      counts.latency.observe(elapsed / 1000);
+      member.latency.record(elapsed);
       (outcome.error === undefined ? counts.result : counts.error).pending++;
       member.errors.record(false, started);
       return outcome;
@@ -291,7 +349,9 @@ export class UpstreamPool {
     const started = performance.now();
     try {
       const outcomes = await member.transport.sendBatch(calls);
-      member.metricsFor('batch').latency.observe((performance.now() - started) / 1000);
+      const elapsed = performance.now() - started;
+      member.metricsFor('batch').latency.observe(elapsed / 1000);
+      member.latency.record(elapsed);
       calls.forEach((call, i) => {
         const counts = member.metricsFor(call.method);
         (outcomes[i].error === undefined ? counts.result : counts.error).pending++;
@@ -321,13 +381,17 @@ export class UpstreamPool {
 
   // --- health checks
 
-  /** One round of health checks; a round still running when the next is due is not doubled. */
-  checkHealth(): Promise<void> {
-    this.probing ??= this.probeAll().finally(() => (this.probing = undefined));
+  /**
+   * One round of health checks; a round still running when the next is due is not doubled. `fresh`: every
+   * head is asked for now (a scheduled round takes what the head tracker heard lately).
+   */
+  checkHealth(fresh = true): Promise<void> {
+    this.probing ??= this.probeAll(fresh).finally(() => (this.probing = undefined));
     return this.probing;
   }
 
-  private async probeAll(): Promise<void> {
+  private async probeAll(fresh: boolean): Promise<void> {
+    await this.heads?.refresh(fresh);
     const heads = await Promise.all(this.members.map((m) => this.probe(m)));
     let best: number | undefined;
     for (const head of heads) if (head !== undefined && (best === undefined || head > best)) best = head;
@@ -355,7 +419,15 @@ export class UpstreamPool {
         }
         member.chainChecked = true;
       }
+      const known = this.heads?.upstreamHead(member.name);
+      if (known !== undefined) {
+        member.head = known;
+        metrics.upstreamHead.labels(this.options.network, member.name).set(known);
+        return known;
+      }
+      const started = performance.now();
       const outcome = await member.transport.send({ method: 'eth_blockNumber', params: [] });
+      member.latency.record(performance.now() - started);
       const head = typeof outcome.result === 'string' ? Number(outcome.result) : NaN;
       if (!Number.isSafeInteger(head)) {
         this.takeOut(member, 'answers eth_blockNumber without a block number');

@@ -148,6 +148,7 @@ export class WsUpstream extends EventEmitter implements UpstreamTransport {
       this.pending.delete(id);
     }
     const hadSubscriptions = this.subscribers.size > 0;
+    if (hadSubscriptions) this.emit('connection-lost');
     // Upstream subscription ids die with the connection; the hub subscribes again on 'reconnected'.
     this.subscribers.clear();
     if (hadSubscriptions && !this.closed) this.reconnect();

@@ -8,63 +8,17 @@ import type { OrderbookConfig } from '../../config.js';
 import { CANONICAL_SETTLEMENT } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Network } from '../../gateway/network.js';
+import type { HeadSource } from '../../gateway/head/tracker.js';
 import type { ChainContext, FeeQuotes, SpendableBalances } from '../chain-context.js';
 import type { FeeInformation } from '../../generated/orderbook/fee-information.js';
-import { chainRpcOverPool, fromQuantity, headNumber, type ChainRpc } from './rpc.js';
+import { chainRpcOverPool, headNumber, type ChainRpc } from './rpc.js';
 import { bootstrapDevChain, resolveSettlement, type SettlementDeployment } from './devchain.js';
 import { readSpendable, ownerTokenKey, type OwnerToken } from './balances.js';
 import { FeeQuoter, type FeeQuote } from './fee.js';
 import { isValidEip1271Signature } from './eip1271.js';
 
-/** The chain's newest block, as the head watcher last saw it. */
-export interface Head {
-  number: number;
-  hash: string;
-}
-
-/**
- * Polls the newest block and tells listeners whenever it changes: a new number, or the same number with
- * another hash (a reorganisation that replaced the head without making the chain longer).
- */
-class HeadWatcher {
-  private timer: NodeJS.Timeout | undefined;
-  private readonly listeners = new Set<(head: Head) => void>();
-  latest: Head | undefined;
-
-  constructor(
-    private readonly rpc: ChainRpc,
-    private readonly intervalMs: number,
-    private readonly logger: Logger,
-  ) {}
-
-  start(): void {
-    const poll = async () => {
-      try {
-        const block = (await this.rpc.call('eth_getBlockByNumber', ['latest', false])) as { number?: unknown; hash?: unknown } | null;
-        if (!block || typeof block.hash !== 'string') throw new Error('the node has no latest block');
-        const head = { number: fromQuantity(block.number, 'block number'), hash: block.hash.toLowerCase() };
-        if (head.hash !== this.latest?.hash) {
-          this.latest = head;
-          for (const listener of this.listeners) listener(head);
-        }
-      } catch (err) {
-        this.logger.warn({ err: (err as Error).message }, 'head poll failed');
-      }
-      if (this.timer) this.timer = setTimeout(poll, this.intervalMs);
-    };
-    this.timer = setTimeout(poll, 0);
-  }
-
-  onBlock(listener: (head: Head) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  stop(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-}
+/** The chain's newest block: the gateway's head tracker of the order book network (one source of the head). */
+export type { Head } from '../../gateway/head/tracker.js';
 
 interface PendingRead {
   pair: OwnerToken;
@@ -231,7 +185,7 @@ class ChainFees implements FeeQuotes {
 export interface LiveChain extends ChainContext {
   rpc: ChainRpc;
   deployment: SettlementDeployment;
-  heads: HeadWatcher;
+  heads: HeadSource;
   balances: ChainBalances;
   stop(): void;
 }
@@ -241,9 +195,6 @@ export interface ChainOptions {
   config: OrderbookConfig;
   logger: Logger;
 }
-
-/** How often the head block is polled (balances are read again at each new block). */
-const HEAD_POLL_INTERVAL_MS = 500;
 
 async function settlementOf(rpc: ChainRpc, network: Network, config: OrderbookConfig): Promise<SettlementDeployment> {
   if (config.settlementContract) return resolveSettlement(rpc, config.settlementContract);
@@ -261,10 +212,10 @@ export async function openChain({ network, config, logger }: ChainOptions): Prom
       (err: Error) => log.error({ err: err.message }, 'dev chain bootstrap after restart failed'),
     );
   });
-  const heads = new HeadWatcher(rpc, HEAD_POLL_INTERVAL_MS, log);
+  // Balances are read again at each new block of the gateway's head tracker (no polling of its own).
+  const heads: HeadSource = network.tracker;
   const balances = new ChainBalances(rpc, deployment.vaultRelayer, log);
-  heads.onBlock(() => void balances.refresh());
-  heads.start();
+  const stopHeads = heads.onBlock(() => void balances.refresh());
   const quoter = new FeeQuoter(rpc, config);
   log.info({ settlement: deployment.settlement, vaultRelayer: deployment.vaultRelayer }, 'settlement contract');
   return {
@@ -277,6 +228,6 @@ export async function openChain({ network, config, logger }: ChainOptions): Prom
     rpc,
     deployment,
     heads,
-    stop: () => heads.stop(),
+    stop: () => void stopHeads(),
   };
 }

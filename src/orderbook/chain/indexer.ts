@@ -19,6 +19,7 @@ import type { OrderDoc } from '../../../projections/orders.js';
 import { canonicalHashes, LogFollower, type FollowerChanges } from './log-follower.js';
 import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from './reorg.js';
 import { headNumber, type ChainRpc } from './rpc.js';
+import type { HeadSource } from '../../gateway/head/tracker.js';
 import type { DecodedLog } from './settlement-events.js';
 import type { IndexerState } from './indexer-state.js';
 
@@ -32,6 +33,8 @@ export interface IndexerOptions {
   /** Where a fresh indexer starts; undefined: the head at its first start. */
   startBlock?: number;
   pollIntervalMs?: number;
+  /** The gateway's head tracker of the network (see LogFollowerOptions.heads). */
+  heads?: HeadSource;
   reorgWindow?: number;
   maxBlockRange?: number;
 }
@@ -148,6 +151,7 @@ export class Indexer {
       checkpoint,
       sink: { onChanges: (changes) => this.apply(changes) },
       pollIntervalMs: this.pollIntervalMs,
+      heads: this.options.heads,
       reorgWindow: this.options.reorgWindow,
       maxBlockRange: this.options.maxBlockRange,
       onError: (err) => this.onError(err),

@@ -18,6 +18,7 @@
  * `reorgWindow` stops the follower with a ReorgTooDeepError (reported to onError): it cannot be undone from
  * what the follower remembers.
  */
+import type { HeadSource } from '../../gateway/head/tracker.js';
 import { batchInChunks, ChainError, fromQuantity, headNumber, resultOf, toQuantity, type ChainRpc } from './rpc.js';
 import {
   appendBlocks,
@@ -58,6 +59,12 @@ export interface LogFollowerOptions {
   /** Most calls per JSON-RPC batch (default 100). */
   maxBatchSize?: number;
   pollIntervalMs?: number;
+  /**
+   * The head as the gateway's head tracker knows it: then the follower asks no eth_blockNumber, makes no
+   * call at all while the tracker's head is its tip, and wakes at each new block (polling stays as a
+   * fallback).
+   */
+  heads?: HeadSource;
   /** Told about every failed tick; the follower retries after pollIntervalMs, except after ReorgTooDeepError. */
   onError?: (err: Error) => void;
 }
@@ -76,6 +83,7 @@ export class LogFollower {
   private ticking = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  private stopHeads: (() => void) | undefined;
 
   constructor(
     private readonly rpc: ChainRpc,
@@ -113,11 +121,14 @@ export class LogFollower {
   }
 
   private async step(): Promise<boolean> {
-    const head = await headNumber(this.rpc);
+    const latest = this.options.heads?.latest;
     let checkpoint = this.current;
+    const tip = tipOf(checkpoint);
+    // Nothing new when the tracker's head is the tip itself.
+    if (latest && tip.hash !== null && latest.number === tip.number && latest.hash === tip.hash.toLowerCase()) return false;
+    const head = latest?.number ?? (await headNumber(this.rpc));
     let removed: RecentBlock[] = [];
 
-    const tip = tipOf(checkpoint);
     if (tip.hash !== null && (await this.header(tip.number))?.hash !== tip.hash) {
       const remembered = checkpoint.recent.filter((b) => b.hash !== null).map((b) => b.number);
       const canonical = await this.canonicalHashes(remembered);
@@ -143,12 +154,14 @@ export class LogFollower {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopHeads = this.options.heads?.onBlock(() => this.wake?.());
     this.loop = this.run();
   }
 
   /** Stops polling; resolves once a tick in progress (and its sink call) has finished. */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopHeads?.();
     this.wake?.();
     await this.loop;
   }
