@@ -266,12 +266,12 @@ export function GatewayPage() {
     ${error && html`<p class="bad">GET /status: ${error}</p>`}
     ${at && html`<p class="muted">updated ${at.toLocaleTimeString()}</p>`}
     ${status?.orderbook &&
-    html`<p>Order book: <strong>${status.orderbook.state}</strong>${status.orderbook.reason ? ` (${status.orderbook.reason})` : ''}
+    html`<p>Order book: <strong>${status.orderbook.state}</strong>${status.orderbook.reason ? ` (${status.orderbook.reason})` : ''}${' '}
       · indexed block ${status.orderbook.indexerBlock ?? '–'}${status.orderbook.role ? ` · ${status.orderbook.role}` : ''}</p>`}
     ${Object.entries(status?.networks ?? {}).map(
       ([name, n]) => html`<div class="card" key=${name} data-network=${name} style="margin-bottom:12px">
         <h2>${name} <span class="muted">chain ${n.chainId}</span></h2>
-        <p>head <strong data-testid="network-head">${n.head ?? '–'}</strong> · cache hit ratio ${pct(n.cache?.hitRatio)}
+        <p>head <strong data-testid="network-head">${n.head ?? '–'}</strong> · cache hit ratio ${pct(n.cache?.hitRatio)}${' '}
           <span class="muted">(${n.cache?.hits ?? 0} hits, ${n.cache?.misses ?? 0} misses)</span></p>
         <table>
           <thead><tr><th>upstream</th><th>url</th><th>transport</th><th class="num">head</th><th class="num">lag</th>
