@@ -123,6 +123,22 @@ describe('order book: the event stream', function () {
     assert.ok(types(cancellations).every((t) => t === 'OrderCancelled'));
   });
 
+  it('the solver stream gives the current ETag, then each new one as the solvable set changes', async () => {
+    const solver = await openSse(`${h.api}/solver/stream`);
+    clients.push(solver);
+    const [first] = await solver.waitFor(1);
+    assert.equal(first.event, 'solvable_orders');
+    const current = (await get(h.api, '/solvable_orders')).headers.get('etag');
+    assert.equal(JSON.parse(first.data).id, current);
+    const carol = await h.trader({ [TKA]: e18(10) });
+    const order = await signOrder(carol, h.domain, { sellToken: TKA, buyToken: TKB, sellAmount: e18(1), buyAmount: e18(3) });
+    assert.equal((await postOrder(h.api, order.body)).status, 201);
+    const latest = () => JSON.parse(solver.events[solver.events.length - 1].data).id;
+    await until(async () => solver.events.length >= 2 && (await get(h.api, '/solvable_orders', { 'if-none-match': latest() })).status === 304, 'the new ETag on the stream');
+    assert.notEqual(latest(), current);
+    assert.ok((await get(h.api, '/solvable_orders')).json.some((o: { uid: string }) => o.uid === order.uid));
+  });
+
   it('cuts off a client that stops reading at the bound, while another one keeps its latency', async () => {
     const from = await h.book.events.head();
     const stalled = await open();
