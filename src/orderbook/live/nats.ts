@@ -137,7 +137,7 @@ export class NatsPublisher {
       this.published,
       async (events) => {
         this.enqueue(events);
-        await this.draining;
+        while (this.draining) await this.draining;
         return !this.stopped && !this.failed;
       },
       this.onEvents,
@@ -152,8 +152,15 @@ export class NatsPublisher {
       this.queue.push(event);
       this.queued = event.position;
     }
-    this.draining ??= this.drain().finally(() => {
+    this.kick();
+  }
+
+  /** Starts draining the queue unless a drain runs; one that ends leaves nothing queued behind. */
+  private kick(): void {
+    if (this.draining || this.failed || this.stopped) return;
+    this.draining = this.drain().finally(() => {
       this.draining = undefined;
+      if (this.queue.length > 0) this.kick();
     });
   }
 

@@ -96,6 +96,8 @@ export class SolverViewWatch {
       } while (this.again);
     })().finally(() => {
       this.checking = undefined;
+      // Asked for between the loop's last test and here.
+      if (this.again && this.listeners.size > 0) void this.check();
     });
     return this.checking;
   }
