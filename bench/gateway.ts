@@ -21,6 +21,11 @@
  *
  * BENCH_ROUNDS (3), BENCH_SECONDS (8) and BENCH_CONNECTIONS (50) change the runs; BENCH_PROFILE=<dir>
  * writes a CPU profile of each gateway process (node --cpu-prof) into <dir>.
+ *
+ * Idle upstream calls (benchGatewayIdle, also alone as `npm run bench -- gateway_idle`): a service with the
+ * order book on and no client at all, its one network's upstream an http:// or a ws:// node; every
+ * JSON-RPC call that reaches the node is counted on the wire (a counting proxy, a WebSocket spy) over
+ * BENCH_IDLE_SECONDS (20) after a warm-up, as calls per minute.
  */
 import { rmSync } from 'node:fs';
 import { repoPath } from '../src/paths.js';
@@ -29,6 +34,10 @@ import { serviceEnv, spawnService } from '../test/support/process.js';
 import { runLoad, type LoadResult, type Workload } from './load.js';
 import { startNginx } from './nginx.js';
 import { cpuSeconds, freePort, printTargets, round, startChild, waitForRpc, type Figure, type Target } from './tools.js';
+import { createServer, type Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { bootstrapDevChain } from '../src/orderbook/chain/devchain.js';
+import { WsSpy } from '../test/support/ws-spy.js';
 
 const OLD_BLOCKS = 1_000;
 const ZIPF_EXPONENT = 1.0;
@@ -159,6 +168,7 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
     figures['gateway.ratio.uncached_vs_nginx'] = { value: round(uncached.rps / nginxBest.rps, 3), unit: 'x' };
     figures['gateway.ratio.p99_uncached_vs_nginx'] = { value: round(uncached.p99Ms / nginxBest.p99Ms, 3), unit: 'x' };
     figures['gateway.ratio.repeated_read_vs_uncached'] = { value: round(repeated.rps / uncached.rps, 3), unit: 'x' };
+    Object.assign(figures, await benchGatewayIdle());
     printTargets('issue 5', figures, TARGETS);
     return figures;
   } finally {
@@ -212,4 +222,74 @@ async function startGateway(upstream: string, env: Record<string, string>, label
       return sum;
     },
   };
+}
+
+/** An HTTP proxy to `target` that counts the JSON-RPC calls passing through (batch items one by one). */
+async function countingProxy(target: string): Promise<{ url: string; calls: Map<string, number>; server: Server }> {
+  const calls = new Map<string, number>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks);
+      try {
+        const parsed = JSON.parse(body.toString());
+        for (const item of Array.isArray(parsed) ? parsed : [parsed]) calls.set(item.method, (calls.get(item.method) ?? 0) + 1);
+        const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+      } catch {
+        res.destroy();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, calls, server };
+}
+
+export async function benchGatewayIdle(): Promise<Record<string, Figure>> {
+  const seconds = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
+  const figures: Record<string, Figure> = {};
+  const testChain = await startTestChain({ chainId: 1 });
+  try {
+    const dev = await bootstrapDevChain(testChain.rpc);
+    for (const transport of ['http', 'ws'] as const) {
+      let count: () => number;
+      let reset: () => void;
+      let upstream: string;
+      let close: () => Promise<void>;
+      if (transport === 'http') {
+        const proxy = await countingProxy(testChain.anvil.httpUrl);
+        upstream = proxy.url;
+        count = () => [...proxy.calls.values()].reduce((a, b) => a + b, 0);
+        reset = () => proxy.calls.clear();
+        close = () => new Promise((resolve) => proxy.server.close(() => resolve()));
+      } else {
+        const spy = await WsSpy.start(testChain.anvil.wsUrl);
+        upstream = spy.url;
+        let from = 0;
+        const requests = () => spy.frames.filter((f) => f.direction === 'up');
+        count = () => requests().slice(from).reduce((n, f) => n + (Array.isArray(f.message) ? f.message.length : 1), 0);
+        reset = () => (from = requests().length);
+        close = () => spy.stop();
+      }
+      const service = await spawnService(
+        await serviceEnv({ UPSTREAM_MAINNET: upstream, SETTLEMENT_CONTRACT: dev.settlement, INDEXER_START_BLOCK: '0', ORDERBOOK: 'on' }),
+      );
+      try {
+        await sleep(3_000);
+        reset();
+        await sleep(seconds * 1_000);
+        const perMinute = (count() * 60) / seconds;
+        figures[`gateway.idle_${transport}_upstream.calls_per_minute`] = { value: round(perMinute, 1), unit: 'calls/min/network' };
+        console.error(`  idle, ${transport} upstream: ${round(perMinute, 1)} upstream calls per minute`);
+      } finally {
+        await service.stop();
+        rmSync(service.env.DATA_DIR, { recursive: true, force: true });
+        await close();
+      }
+    }
+  } finally {
+    await testChain.stop();
+  }
+  return figures;
 }

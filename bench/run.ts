@@ -7,13 +7,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { repoPath } from '../src/paths.js';
-import { benchGateway } from './gateway.js';
+import { benchGateway, benchGatewayIdle } from './gateway.js';
 import type { Figure } from './tools.js';
 import { benchOrderbook } from './orderbook.js';
 import { benchExplorer } from './explorer.js';
 
 const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {
   gateway: benchGateway,
+  gateway_idle: benchGatewayIdle,
   orderbook: () => benchOrderbook(),
   explorer: benchExplorer,
 };

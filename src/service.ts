@@ -12,6 +12,7 @@ import { createMainServer, createNetworkServer, type ServerParts, type HealthRep
 import type { RunningOrderbook } from './orderbook/index.js';
 import { OrderbookSupervisor, type OrderbookStatus } from './orderbook/supervisor.js';
 import { sendJson } from './http/io.js';
+import type { ServiceStatus } from './generated/status.js';
 import { createExplorerHandler } from './explorer/handler.js';
 
 export interface Service {
@@ -70,7 +71,7 @@ export async function startService(config: Config): Promise<Service> {
       const ready = down.length === 0;
       return { ready, status: ready ? 'ok' : 'degraded', ...(ready ? {} : { down }), networks, ...(book ? { orderbook: book } : {}) };
     },
-    status: () => ({
+    status: (): ServiceStatus => ({
       networks: gateway?.status() ?? {},
       orderbook: books?.status() ?? (config.orderbook.enabled ? { state: 'starting', reason: 'the service is starting', indexerBlock: null, role: null } : ORDERBOOK_OFF),
     }),

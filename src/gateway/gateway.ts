@@ -66,6 +66,7 @@ export class Gateway {
         reorgDepth: settings.cache.reorgDepth,
         coalesce: settings.cache.coalesce,
         maxLogsBlockRange: settings.maxLogsBlockRange,
+        getLogsSplitBlocks: settings.getLogsSplitBlocks ?? 0,
       });
       networks.set(s.value.name, { network: s.value, relay });
     }

@@ -46,3 +46,34 @@ export function checkLogsRange(params: unknown[], maxRange: number, chain: Chain
       'split the query into smaller ranges',
   );
 }
+
+/** Most sub-ranges one split eth_getLogs may become; wider requests are refused as without splitting. */
+export const MAX_LOGS_PARTS = 1_000;
+
+/**
+ * GETLOGS_SPLIT_BLOCKS: the params of the sub-requests an over-range eth_getLogs becomes (consecutive
+ * ranges of at most `partBlocks` blocks, and never more than `maxRange`, in order), or undefined when the
+ * request is within range, names a blockHash, cannot be resolved, or would need more than MAX_LOGS_PARTS.
+ */
+export function splitLogsRange(
+  params: unknown[],
+  maxRange: number,
+  partBlocks: number,
+  chain: ChainPosition,
+): unknown[][] | undefined {
+  if (partBlocks <= 0 || maxRange === 0) return undefined;
+  const filter = rangeFilterOf(params);
+  if (!filter) return undefined;
+  const from = resolveBlock(filter.fromBlock, chain);
+  const to = resolveBlock(filter.toBlock, chain);
+  if (from === undefined || to === undefined || to - from <= maxRange) return undefined;
+  // A part of n blocks spans n - 1 (toBlock - fromBlock), which the range limit counts.
+  const size = Math.min(partBlocks, maxRange + 1);
+  if (Math.ceil((to - from + 1) / size) > MAX_LOGS_PARTS) return undefined;
+  const parts: unknown[][] = [];
+  const hex = (n: number) => '0x' + n.toString(16);
+  for (let start = from; start <= to; start += size) {
+    parts.push([{ ...(params[0] as object), fromBlock: hex(start), toBlock: hex(Math.min(to, start + size - 1)) }, ...params.slice(1)]);
+  }
+  return parts;
+}

@@ -105,6 +105,18 @@ export const metrics = {
     labelNames: ['network', 'upstream'] as const,
     registers: [registry],
   }),
+  networkHead: new Gauge({
+    name: 'ethgate_network_head_block',
+    help: "The network's head as its head tracker holds it",
+    labelNames: ['network'] as const,
+    registers: [registry],
+  }),
+  reorgs: new Counter({
+    name: 'ethgate_reorgs_total',
+    help: 'Reorganisations the head tracker saw, and the blocks they removed (label what="blocks")',
+    labelNames: ['network', 'what'] as const,
+    registers: [registry],
+  }),
   upstreamStateChanges: new Counter({
     name: 'ethgate_upstream_state_changes_total',
     help: 'Times an upstream was taken out of rotation (to="out") or put back (to="in")',

@@ -12,6 +12,9 @@ import { UpstreamPool, type PoolMember } from './upstream/pool.js';
 import type { UpstreamTransport } from './upstream/types.js';
 import { SubscriptionHub } from './subscriptions.js';
 import { HeadTracker } from './head/tracker.js';
+import { atLeast } from './head/consistency.js';
+import type { RpcOutcome } from './jsonrpc.js';
+import type { UpstreamCall } from './upstream/types.js';
 
 export interface NetworkOptions {
   config: NetworkConfig;
@@ -74,6 +77,29 @@ export class Network {
     const wsUpstreams = headSources.filter((t): t is WsUpstream => t instanceof WsUpstream);
     const hub = new SubscriptionHub({ tracker, wsUpstreams, send: (call) => pool.send(call), network: config.name, logger: log });
     return new Network(config.name, config.chainId, pool, hub, tracker, anvil, extra);
+  }
+
+  /**
+   * An upstream's eth_blockNumber answer as the client gets it: never below the network's height (the
+   * tracker's head, or a higher number answered before), so that switching to a node that lags cannot make
+   * it go backwards.
+   */
+  blockNumberAnswer(outcome: RpcOutcome): RpcOutcome {
+    const answer = atLeast(outcome, this.tracker.height);
+    const n = typeof answer.result === 'string' ? Number(answer.result) : NaN;
+    if (Number.isSafeInteger(n)) this.tracker.noteHeight(n);
+    return answer;
+  }
+
+  /**
+   * eth_getBlockByNumber("latest") as the block at the head the gateway has answered (or tracked): then a
+   * node that lags is not asked for it, and the block a client gets as latest never goes backwards. With a
+   * single upstream there is nothing to switch between: "latest" goes as it is.
+   */
+  pinLatest(call: UpstreamCall): UpstreamCall {
+    if (call.method !== 'eth_getBlockByNumber' || call.params[0] !== 'latest' || this.pool.size < 2) return call;
+    const head = this.tracker.height;
+    return head === undefined ? call : { method: call.method, params: ['0x' + head.toString(16), ...call.params.slice(1)] };
   }
 
   /** The network's head: the highest block its upstreams reported. */

@@ -15,7 +15,7 @@ import { isFilterMethod, isRead } from './failsafe/policy.js';
 import { cacheKey, cacheRule, isCacheable, mayHaveCached, safeBlockOf, type CacheRule } from './cache/policy.js';
 import type { ResultCache, CacheTier, CachedResult } from './cache/store.js';
 import { Coalescer } from './cache/coalesce.js';
-import { checkLogsRange } from './limits.js';
+import { checkLogsRange, splitLogsRange } from './limits.js';
 import { metrics, methodLabel } from './metrics.js';
 
 export interface RelayOptions {
@@ -24,7 +24,12 @@ export interface RelayOptions {
   reorgDepth: number;
   coalesce: boolean;
   maxLogsBlockRange: number;
+  /** GETLOGS_SPLIT_BLOCKS: over-range eth_getLogs split into parts of this many blocks; 0 refuses them. */
+  getLogsSplitBlocks?: number;
 }
+
+/** Parts of a split eth_getLogs in flight at once (a provider may count them against a rate limit). */
+const LOGS_PARTS_IN_FLIGHT = 4;
 
 /** A read that may be answered from the cache, with what deciding that needs. */
 interface Cacheable {
@@ -51,13 +56,16 @@ export class Relay {
 
   /** Not an async function, so that the common path adds no promise of its own; it never throws. */
   call(request: CheckedRequest): Promise<RpcOutcome> {
-    const call: UpstreamCall = { method: request.method, params: request.params };
+    const call = this.network.pinLatest({ method: request.method, params: request.params });
+    const parts = this.logsParts(call);
+    if (parts) return this.splitLogs(request, parts);
     try {
       this.checkLimits(call);
     } catch (err) {
       return Promise.reject(err);
     }
     if (!isRead(call.method)) return this.network.pool.send(call);
+    if (call.method === 'eth_blockNumber') return this.read(call, undefined).then((o) => this.network.blockNumberAnswer(o));
     const cacheable = this.cacheable(call);
     return cacheable ? this.cachedRead(call, cacheable) : this.read(call, undefined);
   }
@@ -76,7 +84,11 @@ export class Relay {
     const apart: Promise<void>[] = [];
     await Promise.all(
       requests.map(async (request, index) => {
-        const call: UpstreamCall = { method: request.method, params: request.params };
+        const call = this.network.pinLatest({ method: request.method, params: request.params });
+        if (this.logsParts(call)) {
+          apart.push(this.call(request).then((o) => void (answers[index] = o), (e) => void (answers[index] = inPlace(e))));
+          return;
+        }
         try {
           this.checkLimits(call);
         } catch (err) {
@@ -101,7 +113,7 @@ export class Relay {
             ? [await this.network.pool.send(pending[0].call)]
             : await this.network.pool.sendBatch(pending.map((p) => p.call));
         pending.forEach((p, i) => {
-          answers[p.index] = outcomes[i];
+          answers[p.index] = p.call.method === 'eth_blockNumber' ? this.network.blockNumberAnswer(outcomes[i]) : outcomes[i];
           if (p.cacheable) this.keep(p.call, p.cacheable, outcomes[i]);
         });
       } catch (err) {
@@ -114,6 +126,34 @@ export class Relay {
   }
 
   // --- steps
+
+  /** The parts an over-range eth_getLogs is split into, when GETLOGS_SPLIT_BLOCKS is on. */
+  private logsParts(call: UpstreamCall): unknown[][] | undefined {
+    if (call.method !== 'eth_getLogs' || !this.options.getLogsSplitBlocks) return undefined;
+    const { pool, head } = this.network;
+    const chain = { head, finalized: pool.finalizedBlock };
+    return splitLogsRange(call.params, this.options.maxLogsBlockRange, this.options.getLogsSplitBlocks, chain);
+  }
+
+  /**
+   * The parts, each an ordinary eth_getLogs (cached when final, coalesced), LOGS_PARTS_IN_FLIGHT at a time;
+   * their logs in order as one answer, or the first error.
+   */
+  private async splitLogs(request: CheckedRequest, parts: unknown[][]): Promise<RpcOutcome> {
+    const outcomes: RpcOutcome[] = new Array(parts.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < parts.length) {
+        const i = next++;
+        outcomes[i] = await this.call({ ...request, params: parts[i] });
+        if (outcomes[i].error !== undefined) next = parts.length;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LOGS_PARTS_IN_FLIGHT, parts.length) }, worker));
+    const failed = outcomes.find((o) => o?.error !== undefined);
+    if (failed) return failed;
+    return { result: outcomes.flatMap((o) => (Array.isArray(o.result) ? o.result : [])) };
+  }
 
   private async cachedRead(call: UpstreamCall, cacheable: Cacheable): Promise<RpcOutcome> {
     const hit = await this.lookup(call.method, cacheable);

@@ -3,15 +3,10 @@
  * and each upstream's head, lag, latency, error rate and state. Read from state the networks keep anyway;
  * building it makes no upstream call.
  */
-import type { UpstreamReport } from './upstream/pool.js';
 import type { NetworkEntry } from './gateway.js';
+import type { NetworkStatus } from '../generated/status.js';
 
-export interface NetworkStatus {
-  chainId: number;
-  head: number | null;
-  cache: { hits: number; misses: number; hitRatio: number | null };
-  upstreams: UpstreamReport[];
-}
+export type { NetworkStatus };
 
 export function networkStatus({ network, relay }: NetworkEntry): NetworkStatus {
   const head = network.head;

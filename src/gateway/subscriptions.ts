@@ -99,7 +99,7 @@ export class SubscriptionHub {
   async subscribe(sink: SubscriberSink, params: unknown[]): Promise<RpcOutcome> {
     const kind = params[0];
     if (kind === 'newHeads') {
-      if (params.length > 1) throw new RpcError(400, -32602, 'newHeads takes no further parameters');
+      // Further params (some clients send options such as includeTransactions) are ignored, as nodes do.
       const id = this.add(sink, { kind: 'newHeads' });
       this.headClients.set(id, sink);
       return { result: id };

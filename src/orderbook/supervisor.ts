@@ -10,15 +10,10 @@ import type { Logger } from '../logger.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { startOrderbook, type RunningOrderbook } from './index.js';
 
-export type OrderbookState = 'starting' | 'up' | 'down';
+import type { OrderbookStatus } from '../generated/status.js';
 
-/** The order book's part of GET /status. */
-export interface OrderbookStatus {
-  state: OrderbookState;
-  reason?: string;
-  indexerBlock: number | null;
-  role: 'leader' | 'follower' | null;
-}
+export type { OrderbookStatus };
+export type OrderbookState = OrderbookStatus['state'];
 
 export interface SupervisorOptions {
   /** First wait before trying again; doubles up to `maxRetryMs`. */

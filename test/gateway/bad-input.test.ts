@@ -382,11 +382,14 @@ describe('gateway bad input', function () {
     it('a client that disconnects mid-subscription ends the upstream subscription', async () => {
       const hub = service.gateway.network('mainnet').hub;
       const client = await WsClient.connect(`${service.url.replace('http', 'ws')}/v1/jsonrpc/mainnet/ws`);
-      const sub = await client.call('eth_subscribe', ['newHeads']);
+      // newPendingTransactions is relayed (one upstream subscription); newHeads comes from the head tracker.
+      const sub = await client.call('eth_subscribe', ['newPendingTransactions']);
       assert.match(sub.result, /^0x[0-9a-f]+$/);
+      assert.match((await client.call('eth_subscribe', ['newHeads'])).result, /^0x[0-9a-f]+$/);
       assert.equal(hub.upstreamSubscriptions, 1);
+      assert.equal(hub.clientSubscriptions, 2);
       client.socket.terminate(); // no close handshake: the way a crashed client goes
-      await until(() => hub.upstreamSubscriptions === 0, 'the upstream subscription to end');
+      await until(() => hub.upstreamSubscriptions === 0 && hub.clientSubscriptions === 0, 'the subscriptions to end');
     });
   });
 });

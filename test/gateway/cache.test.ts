@@ -198,7 +198,7 @@ describe('gateway cache', function () {
 
   describe('coalescing', () => {
     let anvil: AnvilProcess;
-    let slow: Server;
+    let slow: Server & { methods: string[] };
     let service: TestService;
     before(async () => {
       anvil = await AnvilProcess.start();
@@ -214,6 +214,8 @@ describe('gateway cache', function () {
 
     it('answers 20 identical reads in flight with one upstream call', async () => {
       const m0 = await readMetrics(service.url);
+      const onWire = () => slow.methods.filter((m) => m === 'eth_getBalance').length;
+      const wire0 = onWire();
       const answers = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           postWithHost(`${service.url}/`, 'mainnet.localhost', {
@@ -228,6 +230,7 @@ describe('gateway cache', function () {
       answers.forEach((res, i) => assert.deepEqual(res.json, { jsonrpc: '2.0', id: i, result: expected }));
       const m1 = await readMetrics(service.url);
       const labels = { network: 'mainnet', method: 'eth_getBalance' };
+      assert.equal(onWire() - wire0, 1, 'one eth_getBalance reached the node');
       assert.equal(delta(m0, m1, 'ethgate_upstream_calls_total', labels), 1);
       assert.equal(delta(m0, m1, 'ethgate_coalesced_calls_total', labels), 19);
     });
@@ -235,24 +238,41 @@ describe('gateway cache', function () {
     it('does not coalesce transactions', async () => {
       const m0 = await readMetrics(service.url);
       const bodies = Array.from({ length: 3 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: ['0x01'] }));
+      const wire0 = slow.methods.filter((m) => m === 'eth_sendRawTransaction').length;
       await Promise.all(bodies.map((b) => postWithHost(`${service.url}/`, 'mainnet.localhost', b)));
+      assert.equal(slow.methods.filter((m) => m === 'eth_sendRawTransaction').length - wire0, 3, 'three reached the node');
       const m1 = await readMetrics(service.url);
       assert.equal(delta(m0, m1, 'ethgate_upstream_calls_total', { network: 'mainnet', method: 'eth_sendRawTransaction' }), 3);
     });
   });
 });
 
-/** A slow path to a real anvil (each request held `delayMs`), so that reads are sure to overlap in flight. */
-async function delayingProxy(target: string, delayMs: number): Promise<Server> {
+/**
+ * A slow path to a real anvil (each request held `delayMs`), so that reads are sure to overlap in flight;
+ * `methods` lists every JSON-RPC call that went through it (what the node saw on the wire).
+ */
+async function delayingProxy(target: string, delayMs: number): Promise<Server & { methods: string[] }> {
+  const methods: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
+      try {
+        const parsed = JSON.parse(Buffer.concat(chunks).toString());
+        for (const item of Array.isArray(parsed) ? parsed : [parsed]) methods.push(item.method);
+      } catch {
+        // not JSON: forwarded as it is
+      }
       await new Promise((r) => setTimeout(r, delayMs));
-      const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+      try {
+        const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+      } catch {
+        // anvil stopped while a request (e.g. the head tracker's poll) was held: as a node that went away
+        res.destroy();
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
+  return Object.assign(server, { methods });
 }

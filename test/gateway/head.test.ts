@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestService, type TestService } from '../support/service.js';
-import { AnvilProcess, TcpRelay, eventually } from '../support/upstreams.js';
+import { AnvilProcess, TcpRelay, eventually, readMetrics } from '../support/upstreams.js';
 import { DEV_ADDRESSES, prepareChain, probeInterface } from '../support/chain.js';
 import { WsClient } from '../support/ws.js';
 import { WsSpy } from '../support/ws-spy.js';
@@ -163,6 +163,97 @@ for (const transport of ['http', 'ws'] as const) {
         await client.close();
       }
     });
+
+    it('after anvil_reorg (same height, no removed logs from anvil): removed:true for the replaced blocks\' logs, the new heads', async () => {
+      const { client, arrivals } = await timedClient(service);
+      try {
+        const headsId = (await client.call('eth_subscribe', ['newHeads'])).result;
+        const logsId = (await client.call('eth_subscribe', ['logs', { address: probe }])).result;
+        const old = await mineStream(anvil, probe, 2); // two blocks, each with a log
+        await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 2, 5_000, 'the logs');
+        await eventually(() => arrivals.some((a) => a.sub === headsId && a.result.hash === old[1].hash), 5_000, 'the head');
+        const before = await readMetrics(service.url);
+        assert.equal(await anvil.rpc('anvil_reorg', [2, []]), null);
+        const replaced = await Promise.all(old.map((b) => anvil.rpc('eth_getBlockByNumber', [`0x${b.number.toString(16)}`, false])));
+        assert.equal(replaced[1].number, `0x${old[1].number.toString(16)}`, 'the height is kept');
+        await eventually(() => arrivals.some((a) => a.sub === headsId && a.result.hash === replaced[1].hash), 5_000, 'the new head');
+        await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 4, 5_000, 'the removed logs');
+        await sleep(300);
+        const logs = arrivals.filter((a) => a.sub === logsId).map((a) => a.result);
+        assert.deepEqual(logs.slice(2).map((l) => [l.transactionHash, l.removed]), [[old[1].tx, true], [old[0].tx, true]]);
+        const heads = arrivals.filter((a) => a.sub === headsId).map((a) => a.result.hash);
+        assert.deepEqual(heads.slice(heads.indexOf(old[1].hash) + 1), replaced.map((b) => b.hash));
+        const m = await readMetrics(service.url);
+        const counted = (what: string) =>
+          m.value('ethgate_reorgs_total', { network: 'mainnet', what }) - before.value('ethgate_reorgs_total', { network: 'mainnet', what });
+        assert.equal(counted('reorgs'), 1);
+        assert.equal(counted('blocks'), 2);
+        assert.equal(m.value('ethgate_network_head_block', { network: 'mainnet' }), Number(replaced[1].number));
+      } finally {
+        await client.close();
+      }
+    });
+
+    if (transport === 'http') {
+      it('a chain that only becomes shorter (evm_revert, no new block): removed logs, and eth_blockNumber follows it down', async () => {
+        const { client, arrivals } = await timedClient(service);
+        try {
+          const logsId = (await client.call('eth_subscribe', ['logs', { address: probe }])).result;
+          const snapshot = await anvil.rpc('evm_snapshot');
+          const base = Number(await anvil.rpc('eth_blockNumber'));
+          const old = await mineStream(anvil, probe, 2);
+          await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 2, 5_000, 'the logs');
+          await eventually(() => service.gateway.network('mainnet').head === base + 2, 5_000, 'the head');
+          await anvil.rpc('evm_revert', [snapshot]);
+          await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 4, 5_000, 'the removed logs');
+          const removed = arrivals.filter((a) => a.sub === logsId).slice(2).map((a) => a.result);
+          assert.deepEqual(removed.map((l) => [l.transactionHash, l.removed]), [[old[1].tx, true], [old[0].tx, true]]);
+          assert.equal(service.gateway.network('mainnet').head, base);
+          const res = await client.call('eth_blockNumber');
+          assert.equal(Number(res.result), base, 'a real reorganisation lowers eth_blockNumber');
+        } finally {
+          await client.close();
+        }
+      });
+    }
+
+    if (transport === 'ws') {
+      it('moves newPendingTransactions to the other WebSocket upstream when its node dies', async () => {
+        const { client, arrivals } = await timedClient(service);
+        const sent: string[] = [];
+        const send = async () => {
+          const value = '0x' + (sent.length + 1).toString(16);
+          sent.push(await anvil.rpc('eth_sendTransaction', [{ from: DEV_ADDRESSES[1], to: DEV_ADDRESSES[2], value }]));
+        };
+        /** Sends transactions until one sent from now on is notified (one sent while it moves may be missed). */
+        const flowing = async (what: string) => {
+          const from = sent.length;
+          const deadline = Date.now() + 10_000;
+          while (!arrivals.some((a) => a.sub === id && sent.indexOf(a.result) >= from)) {
+            assert.ok(Date.now() < deadline, `pending transactions flow again ${what}`);
+            await send();
+            await sleep(300);
+          }
+        };
+        let id = '';
+        try {
+          id = (await client.call('eth_subscribe', ['newPendingTransactions'])).result;
+          await anvil.rpc('evm_setAutomine', [false]);
+          await flowing('at first');
+          await relays[0].kill();
+          await flowing('after one node died');
+          await relays[0].revive();
+          await relays[1].kill();
+          await flowing('after the other node died');
+          const hashes = arrivals.filter((a) => a.sub === id).map((a) => a.result);
+          assert.equal(new Set(hashes).size, hashes.length, 'each once');
+          assert.ok(hashes.every((h) => sent.includes(h)));
+        } finally {
+          await anvil.rpc('evm_setAutomine', [true]).catch(() => undefined);
+          await client.close();
+        }
+      });
+    }
   });
 }
 

@@ -3,6 +3,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { AnvilProcess, eventually } from '../support/upstreams.js';
 import { freePort } from '../../src/chain/anvil.js';
 import { http, postWithHost } from '../support/http.js';
+import { validator } from '../../src/schemas.js';
 
 /** Every key of the agreed GET /status shape (docs/gateway-head.md), no more. */
 const UPSTREAM_KEYS = ['errorRate', 'head', 'id', 'lag', 'latencyMs', 'state', 'transport', 'url'];
@@ -43,6 +44,8 @@ describe('gateway: GET /status', function () {
     const res = await http(`${service.url}/status`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+    const valid = validator<any>('status.schema.json');
+    assert.ok(valid(res.json), JSON.stringify(valid.errors));
     assert.deepEqual(Object.keys(res.json).sort(), ['networks', 'orderbook']);
     assert.deepEqual(res.json.orderbook, { state: 'down', reason: 'off (ORDERBOOK=off)', indexerBlock: null, role: null });
 

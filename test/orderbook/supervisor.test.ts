@@ -25,7 +25,8 @@ describe('service: the gateway serves whatever the order book does', function ()
     const settlement = devChainPlan().settlement.address;
     service = await startTestService({
       NETWORKS: 'mainnet',
-      UPSTREAM_MAINNET: `${chain.anvil.httpUrl},${chain.anvil.wsUrl}`,
+      // http only: subscriptions come from the gateway's head tracker.
+      UPSTREAM_MAINNET: chain.anvil.httpUrl,
       SETTLEMENT_CONTRACT: settlement,
       INDEXER_START_BLOCK: '0',
       ORDERBOOK: 'on',

@@ -20,9 +20,10 @@ function invalid(message: string): RpcError {
 export function parseLogsFilter(raw: unknown): LogsFilter {
   if (raw === undefined || raw === null) return { addresses: undefined, topics: [] };
   if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('expected an object {address, topics}');
-  const { address, topics, ...rest } = raw as { address?: unknown; topics?: unknown };
+  // A subscription has no block range: fromBlock/toBlock are ignored (as geth does); anything else is refused.
+  const { address, topics, fromBlock: _from, toBlock: _to, ...rest } = raw as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length > 0) throw invalid(`unknown field ${unknown[0]} (a subscription has no block range)`);
+  if (unknown.length > 0) throw invalid(`unknown field ${unknown[0]}`);
   let addresses: Set<string> | undefined;
   if (address !== undefined && address !== null) {
     const list = Array.isArray(address) ? address : [address];

@@ -10,13 +10,16 @@
  *   announced (anvil's evm_revert). A lagging upstream's older blocks are on the chain already: no change.
  * - A block at or below the head with another hash is taken as a reorganisation only when the upstream
  *   reporting it had reported that height or higher before (its own chain changed), not from a node that is
- *   merely behind on another branch.
+ *   merely behind on another branch. A chain that only became shorter (an older block of the same chain as
+ *   the head) is taken once no other upstream still reports the old tip.
  * - Listeners get each change in order: blocks removed (newest first), then blocks added (in order).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../logger.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import type { UpstreamCall, UpstreamTransport } from '../upstream/types.js';
 import { WsUpstream } from '../upstream/ws.js';
+import { metrics } from '../metrics.js';
 import { RecentChain, toTrackedBlock, type HeadChange, type TrackedBlock } from './chain.js';
 
 /** The head as the order book and other consumers see it (see HeadSource). */
@@ -41,6 +44,10 @@ export interface TrackerOptions {
   maxBackfill?: number;
 }
 
+/** How long start() waits for the first reports, and close() for unsubscriptions: a hanging upstream must not hold up the service. */
+const START_WAIT_MS = 2_000;
+const CLOSE_WAIT_MS = 1_000;
+
 interface Source {
   name: string;
   transport: UpstreamTransport;
@@ -51,6 +58,8 @@ interface Source {
   live: boolean;
   timer: NodeJS.Timeout | undefined;
   subscribed: boolean;
+  /** Its newHeads subscription id, while subscribed. */
+  subscriptionId: string | undefined;
   polling: boolean;
 }
 
@@ -61,6 +70,7 @@ export class HeadTracker implements HeadSource {
   private readonly blockListeners = new Set<(head: Head) => void>();
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
+  private seenHeight: number | undefined;
   private readonly log: Logger;
 
   constructor(
@@ -76,18 +86,37 @@ export class HeadTracker implements HeadSource {
       live: false,
       timer: undefined,
       subscribed: false,
+      subscriptionId: undefined,
       polling: false,
     }));
   }
 
-  /** Subscribes or starts polling on every upstream; resolves after the first round of reports. */
+  /**
+   * Subscribes or starts polling on every upstream; resolves after the first round of reports, or after
+   * START_WAIT_MS when an upstream hangs (it goes on in the background).
+   */
   async start(): Promise<void> {
-    await Promise.all(this.sources.map((s) => this.startSource(s)));
-    await this.queue;
+    const first = Promise.all(this.sources.map((s) => this.startSource(s))).then(() => this.queue);
+    await Promise.race([first, sleep(START_WAIT_MS, undefined, { ref: false })]);
   }
 
   get head(): TrackedBlock | undefined {
     return this.chain.head;
+  }
+
+  /**
+   * The highest block number known to exist: the head, or higher while an upstream has answered a higher
+   * eth_blockNumber than the tracker has seen a block for (lowered only by a reorganisation).
+   */
+  get height(): number | undefined {
+    const head = this.chain.head?.number;
+    if (head === undefined) return this.seenHeight;
+    return this.seenHeight === undefined ? head : Math.max(head, this.seenHeight);
+  }
+
+  /** A block number an upstream answered (eth_blockNumber): the chain is at least this high. */
+  noteHeight(n: number): void {
+    if (this.seenHeight === undefined || n > this.seenHeight) this.seenHeight = n;
   }
 
   get latest(): Head | undefined {
@@ -130,28 +159,23 @@ export class HeadTracker implements HeadSource {
     return () => this.blockListeners.delete(listener);
   }
 
-  /** A head learnt elsewhere (an upstream's answer to eth_blockNumber is only a number: not used). */
-  report(name: string, raw: unknown): Promise<void> {
-    const source = this.sources.find((s) => s.name === name);
-    const block = toTrackedBlock(raw);
-    if (!source || !block) return Promise.resolve();
-    return this.enqueue(source, block);
-  }
-
   stop(): void {
     this.stopped = true;
     for (const s of this.sources) clearTimeout(s.timer);
   }
 
-  /** Unsubscribes newHeads on every WebSocket upstream (the transports are closed by their owner). */
+  /**
+   * Unsubscribes newHeads on every WebSocket upstream (the transports are closed by their owner); an
+   * upstream that does not answer within a second is not waited for (the service must stop within 5 s).
+   */
   async close(): Promise<void> {
     this.stop();
-    await Promise.all(
+    const unsubscribed = Promise.all(
       this.sources.map(async (s) => {
-        const id = (s as Source & { subscriptionId?: string }).subscriptionId;
-        if (id && s.transport instanceof WsUpstream) await s.transport.unsubscribe(id);
+        if (s.subscriptionId && s.transport instanceof WsUpstream) await s.transport.unsubscribe(s.subscriptionId);
       }),
     );
+    await Promise.race([unsubscribed, sleep(CLOSE_WAIT_MS, undefined, { ref: false })]);
   }
 
   // --- sources
@@ -176,7 +200,7 @@ export class HeadTracker implements HeadSource {
         if (block) void this.enqueue(source, block);
       });
       if (outcome.error !== undefined) throw new Error(outcome.error.message);
-      (source as Source & { subscriptionId?: string }).subscriptionId = outcome.result as string;
+      source.subscriptionId = outcome.result as string;
       source.subscribed = true;
       source.live = true;
       clearTimeout(source.timer);
@@ -192,6 +216,7 @@ export class HeadTracker implements HeadSource {
 
   private pollWhileDown(source: Source): void {
     source.subscribed = false;
+    source.subscriptionId = undefined;
     source.live = false;
     this.schedulePoll(source);
   }
@@ -244,8 +269,10 @@ export class HeadTracker implements HeadSource {
     source.seenAt = Date.now();
     const tip = this.chain.head;
     if (this.chain.at(block.number)?.hash === block.hash) {
-      // Known. A node whose chain became shorter reports an old block as its head: a reorganisation.
-      if (tip && block.number < tip.number && previous !== undefined && previous >= tip.number) {
+      // Known. A node whose chain became shorter reports an old block as its head: a reorganisation, once
+      // no other upstream still reports the tip (one stale answer of a load-balanced provider is not one).
+      const stillAtTip = (s: Source) => s !== source && s.live && s.head !== undefined && tip !== undefined && s.head >= tip.number;
+      if (tip && block.number < tip.number && previous !== undefined && previous >= tip.number && !this.sources.some(stillAtTip)) {
         this.emit(this.chain.adopt([block]));
       }
       return;
@@ -295,8 +322,15 @@ export class HeadTracker implements HeadSource {
 
   private emit(change: HeadChange): void {
     if (change.added.length === 0 && change.removed.length === 0) return;
+    const tip = this.chain.head;
+    if (tip) metrics.networkHead.labels(this.options.network).set(tip.number);
     if (change.removed.length > 0) {
       this.log.info({ removed: change.removed.length, from: change.removed.at(-1)!.number }, 'chain reorganisation');
+      metrics.reorgs.labels(this.options.network, 'reorgs').inc();
+      metrics.reorgs.labels(this.options.network, 'blocks').inc(change.removed.length);
+      // A reorganisation to a shorter chain lowers the height with it.
+      const head = this.chain.head?.number;
+      if (head !== undefined && this.seenHeight !== undefined && head < this.seenHeight) this.seenHeight = head;
     }
     for (const listener of this.changeListeners) {
       try {

@@ -26,6 +26,8 @@ import type { Histogram } from 'prom-client';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { ErrorWindow, excessLag, tooManyErrors, weightedPick } from './health.js';
 import { LatencyWindow, redactUrl } from './latency.js';
+import { nullMeansBehind, requestedBlock } from '../head/consistency.js';
+import type { UpstreamReport } from '../../generated/status.js';
 
 export type UpstreamRole = 'primary' | 'fallback';
 
@@ -61,20 +63,12 @@ export interface HeadReports {
   upstreamHead(name: string): number | undefined;
   /** Brings what upstreamHead says up to date: asks the upstreams it has not heard from lately, or all. */
   refresh(all: boolean): Promise<void>;
+  /** The highest block number the network is known to have. */
+  readonly height: number | undefined;
 }
 
-/** One upstream in GET /status (docs/gateway-head.md). */
-export interface UpstreamReport {
-  id: string;
-  url: string | null;
-  transport: 'http' | 'ws';
-  head: number | null;
-  lag: number | null;
-  latencyMs: { p50: number | null; p99: number | null };
-  errorRate: number;
-  state: 'in' | 'out';
-  reason?: string;
-}
+/** One upstream in GET /status (schemas/status.schema.json). */
+export type { UpstreamReport } from '../../generated/status.js';
 
 /** The metrics of one upstream and method, looked up once (see metrics.ts on why). */
 interface CallMetrics {
@@ -175,6 +169,11 @@ export class UpstreamPool {
     this.heads = heads;
   }
 
+  /** Number of upstreams. */
+  get size(): number {
+    return this.members.length;
+  }
+
   /** The highest block any answering upstream reported at the last health check. */
   get head(): number | undefined {
     return this.bestHead;
@@ -201,12 +200,13 @@ export class UpstreamPool {
     const now = performance.now();
     return this.members.map((m) => {
       const { failures, total } = m.errors.counts(now);
-      const lag = m.head === undefined || networkHead === undefined ? null : Math.max(0, networkHead - m.head);
+      const head = this.heads?.upstreamHead(m.name) ?? m.head;
+      const lag = head === undefined || networkHead === undefined ? null : Math.max(0, networkHead - head);
       return {
         id: m.name.replace(/\//g, '-'),
         url: m.url === undefined ? null : redactUrl(m.url),
         transport: m.url !== undefined && /^wss?:/i.test(m.url) ? 'ws' : 'http',
-        head: m.head ?? null,
+        head: head ?? null,
         lag,
         latencyMs: m.latency.quantiles(),
         errorRate: total === 0 ? 0 : Math.round((failures / total) * 1000) / 1000,
@@ -240,10 +240,12 @@ export class UpstreamPool {
       }
       if (
         more &&
-        outcome.error !== undefined &&
         this.options.health.retryBehindErrors &&
-        isBehindAnswer(call.method, outcome.error)
+        (outcome.error !== undefined
+          ? isBehindAnswer(call.method, outcome.error)
+          : outcome.result === null && nullMeansBehind(call.method, call.params, this.networkHead))
       ) {
+        // "behind" in words, or null for a block the network has: another upstream may have it.
         behind = outcome;
         metrics.upstreamRetries.labels(this.options.network, 'behind').inc();
         continue;
@@ -294,7 +296,29 @@ export class UpstreamPool {
       const home = this.filterHome();
       return [home, ...this.rotation().filter((m) => m !== home)];
     }
-    return this.rotation();
+    const order = this.rotation();
+    const block = order.length > 1 ? requestedBlock(call.method, call.params) : undefined;
+    return block === undefined ? order : this.reachingFirst(order, block);
+  }
+
+  /** The network's head: the head tracker's, else the best head of the last health check. */
+  private get networkHead(): number | undefined {
+    return this.heads?.height ?? this.bestHead;
+  }
+
+  /**
+   * `order` with the upstreams known to be below `block` moved to the end (they would answer null), the
+   * highest of them first (the others' heads may just not be known yet).
+   */
+  private reachingFirst(order: Upstream[], block: number): Upstream[] {
+    const headOf = (m: Upstream) => this.heads?.upstreamHead(m.name) ?? m.head;
+    const below = (m: Upstream) => {
+      const head = headOf(m);
+      return head !== undefined && head < block;
+    };
+    if (!order.some(below)) return order;
+    const behind = order.filter(below).sort((a, b) => headOf(b)! - headOf(a)!);
+    return [...order.filter((m) => !below(m)), ...behind];
   }
 
   /** Candidates in the order to try them: a weighted pick among healthy primaries first. */
@@ -402,7 +426,10 @@ export class UpstreamPool {
       if (lag !== undefined) this.takeOut(member, `lags ${lag} blocks behind the best head ${best}`);
       else this.putBack(member);
     });
+    const moved = best !== this.bestHead;
     this.bestHead = best;
+    // The finalized block only moves when the head does: an idle chain costs no call for it.
+    if (!moved && this.finalized !== undefined) return;
     const leader = this.members.find((m, i) => heads[i] === best && m.inRotation);
     this.finalized = leader ? await this.finalizedOf(leader) : undefined;
   }
