@@ -20,19 +20,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { MaxUint256, parseEther, parseUnits } from 'ethers';
+import { MaxUint256, parseEther, parseUnits, toBeHex } from 'ethers';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { loadConfig } from '../src/config.js';
 import { logger } from '../src/logger.js';
 import { freePort } from '../src/chain/anvil.js';
 import { SqliteEventStore } from '../src/eventstore/sqlite.js';
-import type { EventStore, NewEvent } from '../src/eventstore/types.js';
 import { bootstrapDevChain, type DevChain } from '../src/orderbook/chain/devchain.js';
-import { orderStreamId } from '../src/orderbook/commands/events.js';
 import { replayOrderbook } from '../src/orderbook/replay.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../test/support/chain.js';
 import { signOrderNative } from '../test/support/orders.js';
+import { synthesiseLog } from '../test/support/synthetic-log.js';
 import { spawnService, type ServiceProcess } from '../test/support/process.js';
 import { fundTrader } from '../test/support/solver.js';
 import { measureSigning } from './signing.js';
@@ -232,88 +231,6 @@ async function benchEngine(
 // ---------------------------------------------------------------------------------------------------------
 // Replay
 
-const hex = (n: number, bytes: number) => '0x' + n.toString(16).padStart(bytes * 2, '0');
-const OWNERS = Array.from({ length: 1000 }, (_, i) => hex(0x1000 + i, 20));
-const TOKENS = [hex(0xa1, 20), hex(0xb2, 20), hex(0xc3, 20)];
-const SIGNATURE = '0x' + 'ab'.repeat(64) + '1b';
-
-/**
- * The events of order n: its creation and, for some, a trade (a partial fill of a partially fillable order
- * or the whole of a fill-or-kill one) and an off-chain cancellation. Valid by the schemas of
- * schemas/orderbook/events/, as the deciders would have appended them.
- */
-function orderEvents(n: number): NewEvent[] {
-  const owner = OWNERS[n % OWNERS.length];
-  const uid = hex(n, 32) + owner.slice(2) + 'ffffffff';
-  const sellToken = TOKENS[n % 3];
-  const buyToken = TOKENS[(n + 1) % 3];
-  const partiallyFillable = n % 2 === 0;
-  const at = new Date(1_750_000_000_000 + n * 1000).toISOString();
-  const events: NewEvent[] = [
-    {
-      type: 'OrderCreated',
-      schemaVersion: 1,
-      data: {
-        uid,
-        owner,
-        creationDate: at,
-        sellToken,
-        buyToken,
-        receiver: null,
-        sellAmount: '1000000000000000000',
-        buyAmount: '500000000000000000',
-        validTo: 0xffffffff,
-        appData: hex(0, 32),
-        feeAmount: '1000000000000000',
-        kind: n % 3 === 0 ? 'buy' : 'sell',
-        partiallyFillable,
-        sellTokenBalance: 'erc20',
-        buyTokenBalance: 'erc20',
-        signingScheme: 'eip712',
-        signature: SIGNATURE,
-      },
-    },
-  ];
-  if (n % 4 === 0) {
-    const whole = !partiallyFillable;
-    events.push({
-      type: 'TradeRecorded',
-      schemaVersion: 1,
-      data: {
-        uid,
-        chain: { blockNumber: 1000 + n, blockHash: hex(n + 1, 32), logIndex: n % 7, transactionHash: hex(n + 2, 32) },
-        owner,
-        sellToken,
-        buyToken,
-        sellAmount: whole ? '1001000000000000000' : '500500000000000000',
-        buyAmount: whole ? '500000000000000000' : '250000000000000000',
-        feeAmount: whole ? '1000000000000000' : '500000000000000',
-        sellAmountBeforeFees: whole ? '1000000000000000000' : '500000000000000000',
-      },
-    });
-  }
-  if (n % 5 === 1) {
-    events.push({ type: 'OrderCancelled', schemaVersion: 1, data: { uid, cancelledAt: at, signingScheme: 'eip712', signature: SIGNATURE } });
-  }
-  return events;
-}
-
-/** Appends `events` synthetic order events to `store`, one stream per order, many appends at a time. */
-export async function synthesiseLog(store: EventStore, events: number): Promise<number> {
-  let written = 0;
-  for (let n = 0; written < events; ) {
-    const appends: Promise<unknown>[] = [];
-    while (appends.length < 20_000 && written < events) {
-      const stream = orderEvents(n).slice(0, events - written);
-      appends.push(store.append(orderStreamId(String((stream[0].data as { uid: string }).uid)), stream, 'no_stream'));
-      written += stream.length;
-      n++;
-    }
-    await Promise.all(appends);
-  }
-  return written;
-}
-
 async function benchReplay(events: number, log: (line: string) => void): Promise<Figures> {
   const dir = mkdtempSync(join(tmpdir(), 'ethgate-bench-replay-'));
   const store = new SqliteEventStore(join(dir, 'events.sqlite'));
@@ -359,7 +276,7 @@ async function benchQuotes(clients: number, perClient: number, log: (line: strin
       JSON.stringify({
         sellToken: dev.tokens.TKA,
         buyToken: dev.tokens.TKB,
-        from: hex(0x5000 + i, 20),
+        from: toBeHex(0x5000 + i, 20),
         kind: 'sell',
         sellAmountBeforeFee: parseUnits(String(10 + i), 18).toString(),
         validFor: 600,

@@ -11,12 +11,14 @@ import { benchGateway, benchGatewayIdle } from './gateway.js';
 import { benchGatewayMicro } from './gateway-micro.js';
 import type { Figure } from './tools.js';
 import { benchOrderbook } from './orderbook.js';
+import { benchExplorer } from './explorer.js';
 
 const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {
   gateway: benchGateway,
   'gateway-micro': benchGatewayMicro,
   'gateway-idle': benchGatewayIdle,
   orderbook: () => benchOrderbook(),
+  explorer: benchExplorer,
 };
 
 const RESULTS_FILE = repoPath('bench-results.json');

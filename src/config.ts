@@ -83,6 +83,8 @@ function defaults(): Config {
       gasPerTrade: 100_000,
       feeRatioBps: 0,
       feeQuoteTtlSeconds: 600,
+      streamHeartbeatMs: 15_000,
+      streamMaxBufferedBytes: 1024 * 1024,
     },
   };
 }
@@ -251,6 +253,10 @@ function fromEnv(env: Env, base: Config): Record<string, unknown> {
       gasPerTrade: integer(env, 'GAS_PER_TRADE'),
       feeRatioBps: integer(env, 'FEE_RATIO_BPS'),
       feeQuoteTtlSeconds: integer(env, 'FEE_QUOTE_TTL_SECONDS'),
+      streamHeartbeatMs: integer(env, 'STREAM_HEARTBEAT_MS'),
+      streamMaxBufferedBytes: integer(env, 'STREAM_MAX_BUFFERED_BYTES'),
+      natsUrl: env.NATS_URL || undefined,
+      natsStream: env.NATS_STREAM || undefined,
     }),
   });
 }

@@ -13,6 +13,7 @@ import type { RunningOrderbook } from './orderbook/index.js';
 import { OrderbookSupervisor, type OrderbookStatus } from './orderbook/supervisor.js';
 import { sendJson } from './http/io.js';
 import type { ServiceStatus } from './generated/status.js';
+import { createExplorerHandler } from './explorer/handler.js';
 
 export interface Service {
   /** http://host:port of the main listener. */
@@ -53,6 +54,7 @@ export async function startService(config: Config): Promise<Service> {
   let gateway: Gateway | undefined;
   let books: OrderbookSupervisor | undefined;
   const parts: ServerParts = {
+    explorer: createExplorerHandler(),
     health: async (): Promise<HealthReport> => {
       if (!gateway) return { ready: false, status: 'starting' };
       const networks = await gateway.health();

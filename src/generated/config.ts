@@ -204,4 +204,20 @@ export interface OrderbookConfig {
   gasPerTrade: number;
   feeRatioBps: number;
   feeQuoteTtlSeconds: number;
+  /**
+   * Longest silence on an event stream before a heartbeat comment (STREAM_HEARTBEAT_MS, default 15000).
+   */
+  streamHeartbeatMs: number;
+  /**
+   * Bytes a stream client may leave unread before it is disconnected (STREAM_MAX_BUFFERED_BYTES, default 1 MiB).
+   */
+  streamMaxBufferedBytes: number;
+  /**
+   * NATS server with JetStream the log's events are published to, one message per position (NATS_URL; off when unset).
+   */
+  natsUrl?: string;
+  /**
+   * The JetStream stream (created if missing) and subject prefix: events go to <natsStream>.<event type> (NATS_STREAM, default ethgate_events).
+   */
+  natsStream?: string;
 }

@@ -34,6 +34,8 @@ export interface ServerParts {
   ws?: WebSocketChannel;
   /** The order book's handler for /api/...; absent while it starts, or always when it is off. */
   orderbook?: Handler;
+  /** The explorer's page and files (GET / asking for HTML, /explorer/..., /favicon.ico); true when it answered. */
+  explorer?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
   health(): Promise<HealthReport>;
   /** GET /status (docs/gateway-head.md); absent: 404. */
   status?(): unknown;
@@ -184,6 +186,7 @@ export function createMainServer(parts: ServerParts): Server {
     else if (path === '/metrics') work = metrics(res);
     else if (path === '/status' && parts.status) sendJson(res, 200, JSON.stringify(parts.status()));
     else if (path.startsWith('/api/')) work = parts.orderbook ? parts.orderbook(req, res) : orderbookAbsent(gw.config.orderbook.enabled, res);
+    else if (parts.explorer && !gw.has(hostLabel(req.headers.host)) && parts.explorer(req, res, path)) return;
     else {
       try {
         route = gatewayRoute(gw, path, req.headers.host);

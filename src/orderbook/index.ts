@@ -16,6 +16,10 @@ import { Indexer } from './chain/indexer.js';
 import { indexerStateFor } from './chain/indexer-state.js';
 import { createOrderbookApi } from './api/app.js';
 import { ValidationPool } from './validation/pool.js';
+import { LogFeed } from './live/log-feed.js';
+import { SolverViewWatch, solverViews } from './live/solver-stream.js';
+import { ReplayVerifier } from './live/verify-replay.js';
+import { startNatsFanOut } from './live/nats.js';
 
 /** Orders and cancellations are a few kilobytes; EIP-1271 signatures may be longer, never this long. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -26,6 +30,8 @@ export interface RunningOrderbook {
   runner: ProjectionRunner;
   chain: LiveChain;
   indexer: Indexer;
+  /** The log's tail, shared by this instance's live readers (event streams, NATS). */
+  feed: LogFeed;
   handler(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /**
    * Ready when every read model has caught up with the log. `indexer` says whether this instance indexes
@@ -37,16 +43,15 @@ export interface RunningOrderbook {
 
 export async function startOrderbook(config: Config, gateway: Gateway, logger: Logger): Promise<RunningOrderbook> {
   const log = logger.child({ component: 'orderbook' });
-  const events = await openEventStore({
-    dataDir: config.dataDir,
-    databaseUrl: config.databaseUrl,
-    pgSchema: config.databaseSchema,
-  });
+  const storeOptions = { dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.databaseSchema };
+  const events = await openEventStore(storeOptions);
   if (events.kind === 'postgres') await events.listening();
   const readModels = readModelStoreFor(events);
   const runner = new ProjectionRunner(events, readModels, projections, log);
   let chain: LiveChain | undefined;
   let validator: ValidationPool | undefined;
+  const feed = new LogFeed(events);
+  let nats: { stop(): Promise<void> } | undefined;
   try {
     await runner.start();
     const network = gateway.network(config.orderbook.network);
@@ -70,7 +75,21 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
       heads: network.tracker,
     });
     indexer.start();
-    const app = createOrderbookApi(book, { maxBodyBytes: MAX_BODY_BYTES, maxJsonDepth: config.maxJsonDepth });
+    await feed.start();
+    if (config.orderbook.natsUrl) {
+      nats = startNatsFanOut({ url: config.orderbook.natsUrl, stream: config.orderbook.natsStream, feed, logger: log });
+    }
+    const watch = new SolverViewWatch(solverViews(book), runner);
+    const app = createOrderbookApi(book, {
+      maxBodyBytes: MAX_BODY_BYTES,
+      maxJsonDepth: config.maxJsonDepth,
+      live: {
+        feed,
+        solverViews: watch,
+        replay: new ReplayVerifier(book, storeOptions),
+        limits: { heartbeatMs: config.orderbook.streamHeartbeatMs, maxBufferedBytes: config.orderbook.streamMaxBufferedBytes },
+      },
+    });
     const live = chain;
     const workers = validator;
     return {
@@ -79,6 +98,7 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
       runner,
       chain: live,
       indexer,
+      feed,
       handler: app.callback(),
       async health() {
         const head = await events.head();
@@ -90,6 +110,9 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
         };
       },
       async stop() {
+        watch.stop();
+        await nats?.stop();
+        feed.stop();
         await indexer.stop();
         live.stop();
         await workers.close();
@@ -98,6 +121,8 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
       },
     };
   } catch (err) {
+    await nats?.stop();
+    feed.stop();
     chain?.stop();
     await validator?.close();
     await runner.stop();

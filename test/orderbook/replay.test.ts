@@ -18,7 +18,7 @@ import { checkOrderEvent, orderStreamId } from '../../src/orderbook/commands/eve
 import { appDataRegistered, appDataStreamId, quoteIssued, quoteStreamId } from '../../src/orderbook/commands/book-events.js';
 import { projections } from '../../projections/index.js';
 import { logger } from '../../src/logger.js';
-import { synthesiseLog } from '../../bench/orderbook.js';
+import { synthesiseLog } from '../support/synthetic-log.js';
 
 describe('order book replay', function () {
   this.timeout(120_000);

@@ -23,10 +23,27 @@ import { serviceVersion } from './version.js';
 import { openApiDocument } from './openapi.js';
 import { AppDataRegistry } from '../app-data-registry.js';
 import { orderbookErrors } from '../domain/errors.js';
+import type { LogFeed } from '../live/log-feed.js';
+import type { SseLimits } from '../live/sse.js';
+import type { SolverViewWatch } from '../live/solver-stream.js';
+import type { ReplayVerifier } from '../live/verify-replay.js';
+import { serveEventStream } from '../live/event-stream.js';
+import { serveSolverStream } from '../live/solver-stream.js';
 
-export type ApiOptions = BodyLimits;
+/** What the streaming endpoints and the replay check need (live/). */
+export interface LiveParts {
+  feed: LogFeed;
+  solverViews: SolverViewWatch;
+  replay: ReplayVerifier;
+  limits: SseLimits;
+}
+
+export interface ApiOptions extends BodyLimits {
+  live: LiveParts;
+}
 
 export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
+  const { live } = options;
   const app = new Koa();
   const router = new Router({ prefix: '/api/v1' });
   const gzipCache = new WeakMap<Buffer, Buffer>();
@@ -157,6 +174,14 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
 
   router.get('/domain', (ctx) => {
     ctx.body = book.domain();
+  });
+
+  router.get('/events/stream', (ctx) => serveEventStream(ctx, live.feed, live.limits));
+
+  router.get('/solver/stream', (ctx) => serveSolverStream(ctx, live.solverViews, live.limits));
+
+  router.post('/projections/replay', async (ctx) => {
+    ctx.body = await live.replay.verify();
   });
 
   router.get('/events', async (ctx) => {

@@ -24,7 +24,10 @@ const COMPONENTS: Record<string, string> = {
   TotalSurplus: 'orderbook/total-surplus.schema.json',
   Auction: 'orderbook/auction.schema.json',
   AuctionOrder: 'orderbook/auction-order.schema.json',
+  ReplayVerification: 'orderbook/replay-verification.schema.json',
 };
+
+const eventStream = (description: string) => ({ description, content: { 'text/event-stream': { schema: { type: 'string' } } } });
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
@@ -249,10 +252,44 @@ export function openApiDocument(): object {
           responses: { 200: { description: 'Events', ...json(arrayOf('StoredEvent')) }, 400: error('Bad query') },
         },
       },
+      '/api/v1/events/stream': {
+        get: {
+          summary:
+            'The event log as Server-Sent Events: `id:` the position, `data:` the /events item. Resumes after the ' +
+            'Last-Event-ID header (or ?after=; default: from now); a heartbeat comment at least every ' +
+            'STREAM_HEARTBEAT_MS; a client leaving more than STREAM_MAX_BUFFERED_BYTES unread gets a last ' +
+            '`slow-consumer` event and is disconnected.',
+          parameters: [
+            ...queryParameters('orderbook/queries/event-stream-query.schema.json'),
+            { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^[0-9]{1,15}$' } },
+          ],
+          responses: { 200: eventStream('StoredEvent items, one per event'), 400: error('Bad query or Last-Event-ID') },
+        },
+      },
+      '/api/v1/solver/stream': {
+        get: {
+          summary:
+            "Server-Sent Events telling when a solver's view changes: first each view's current id, then one " +
+            'event per change, named after the view, with data {view, id}; for solvable_orders the id is the ETag ' +
+            'of GET /solvable_orders (to send as If-None-Match).',
+          responses: { 200: eventStream('View changes') },
+        },
+      },
       '/api/v1/projections': {
         get: {
           summary: 'Checkpoint and digest of every read model, to compare with `npm run replay`.',
           responses: { 200: { description: 'Status', ...json(ref('ProjectionsStatus')) } },
+        },
+      },
+      '/api/v1/projections/replay': {
+        post: {
+          summary:
+            'Verify by replay: rebuilds every read model in memory from the log (on a worker thread) up to the ' +
+            'position of the live ones and compares the digests. One replay runs at a time.',
+          responses: {
+            200: { description: 'The comparison', ...json(ref('ReplayVerification')) },
+            503: error('The read models kept moving; try again'),
+          },
         },
       },
     },

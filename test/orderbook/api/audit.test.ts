@@ -9,6 +9,7 @@ import addFormatsModule from 'ajv-formats';
 import { parseUnits } from 'ethers';
 import { signCancellation, signOrder, type SignedOrderCreation } from '../../support/orders.js';
 import { replayCli } from '../../support/replay.js';
+import { http } from '../../support/http.js';
 import { deleteOrder, get, postOrder, settle, startOrderbookService, TOKENS, type OrderbookHarness } from '../../support/orderbook.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -117,14 +118,17 @@ describe('order book API: auditors', function () {
       '/api/v1/auction',
       '/api/v1/domain',
       '/api/v1/events',
+      '/api/v1/events/stream',
       '/api/v1/orders',
       '/api/v1/orders/by_uids',
       '/api/v1/orders/{UID}',
       '/api/v1/orders/{UID}/events',
       '/api/v1/orders/{UID}/status',
       '/api/v1/projections',
+      '/api/v1/projections/replay',
       '/api/v1/quote',
       '/api/v1/solvable_orders',
+      '/api/v1/solver/stream',
       '/api/v1/token/{token}/native_price',
       '/api/v1/tokens/{sellToken}/fee',
       '/api/v1/trades',
@@ -157,6 +161,10 @@ describe('order book API: auditors', function () {
     for (const e of (await get(h.api, '/events')).json) check('StoredEvent', e);
     check('Domain', (await get(h.api, '/domain')).json);
     check('ProjectionsStatus', (await get(h.api, '/projections')).json);
+    const replay = await http(`${h.api}/projections/replay`, { method: 'POST' });
+    assert.equal(replay.status, 200);
+    check('ReplayVerification', replay.json);
+    assert.equal(replay.json.matches, true);
     check('Error', (await get(h.api, `/orders/0x12`)).json);
     check('OrderCreation', partial.body);
   });

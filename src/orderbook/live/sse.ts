@@ -1,0 +1,116 @@
+/**
+ * One Server-Sent Events response: the headers, a heartbeat comment so that proxies keep an idle stream
+ * open, and the bound on what a client may leave unread. A live stream never waits for its slowest reader:
+ * frames are written at once, and a client holding more than `maxBufferedBytes` unread is cut off with a
+ * last `slow-consumer` event that says where to resume; a catch-up writer (which can wait) uses drained().
+ */
+import type { ServerResponse } from 'node:http';
+
+export interface SseLimits {
+  /** A comment line is written when nothing else was for this long. */
+  heartbeatMs: number;
+  /** Bytes a client may leave unread (in this process's buffers) before it is cut off. */
+  maxBufferedBytes: number;
+}
+
+/** A frame's lines; `data` must hold no line break (JSON.stringify's output holds none). */
+export function sseFrame(fields: { id?: number | string; event?: string; data: string }): string {
+  let frame = '';
+  if (fields.id !== undefined) frame += `id: ${fields.id}\n`;
+  if (fields.event !== undefined) frame += `event: ${fields.event}\n`;
+  return `${frame}data: ${fields.data}\n\n`;
+}
+
+/** After a cut-off, the socket is destroyed if the client has not read the last message by then. */
+const LAST_MESSAGE_GRACE_MS = 5_000;
+
+export class SseResponse {
+  private closed = false;
+  /** The id of the last frame written, which the last message names for resuming. */
+  private lastId: number | string | undefined;
+  private lastWrite = Date.now();
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly closeListeners: (() => void)[] = [];
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly limits: SseLimits,
+  ) {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      // nginx and similar proxies buffer responses unless told not to.
+      'x-accel-buffering': 'no',
+    });
+    // An EventSource reconnects after a second (default: about three) with Last-Event-ID.
+    res.write(': stream open\nretry: 1000\n\n');
+    this.heartbeat = setInterval(() => {
+      if (Date.now() - this.lastWrite >= limits.heartbeatMs / 2) this.write(': heartbeat\n\n');
+    }, Math.max(1, Math.floor(limits.heartbeatMs / 2)));
+    res.once('close', () => this.finish());
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  onClose(listener: () => void): void {
+    if (this.closed) listener();
+    else this.closeListeners.push(listener);
+  }
+
+  /**
+   * Writes a frame now (`id`: the frame's id, if it has one); false once the stream is closed. A client
+   * that leaves more than the bound unread is cut off.
+   */
+  write(frame: string, id?: number | string): boolean {
+    if (this.closed) return false;
+    this.res.write(frame);
+    this.lastWrite = Date.now();
+    if (id !== undefined) this.lastId = id;
+    if (this.res.writableLength > this.limits.maxBufferedBytes) {
+      this.cutOff();
+      return false;
+    }
+    return true;
+  }
+
+  /** Resolves when what was written has left this process (or the stream closed). */
+  drained(): Promise<void> {
+    if (this.closed || this.res.writableLength === 0 || !this.res.writableNeedDrain) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        resolve();
+      };
+      this.res.once('drain', done);
+      this.onClose(done);
+    });
+  }
+
+  /** Ends the stream (the service stops, or the client's time is up). */
+  end(): void {
+    if (this.closed) return;
+    this.res.end();
+    this.finish();
+  }
+
+  private cutOff(): void {
+    const description =
+      `the client left more than ${this.limits.maxBufferedBytes} bytes unread and is disconnected` +
+      (this.lastId === undefined ? '' : `; reconnect with Last-Event-ID: ${this.lastId} to resume`);
+    this.res.end(sseFrame({ event: 'slow-consumer', data: JSON.stringify({ errorType: 'SlowConsumer', description }) }));
+    const socket = this.res.socket;
+    this.finish();
+    // The client may never read again: do not keep its socket (and buffers) for it.
+    setTimeout(() => socket?.destroy(), LAST_MESSAGE_GRACE_MS).unref();
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    for (const listener of this.closeListeners.splice(0)) listener();
+  }
+}
