@@ -6,10 +6,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { parseUnits } from 'ethers';
-import pg from 'pg';
 import { signCancellation, signOrder } from '../support/orders.js';
 import { deleteOrder, get, postOrder, startOrderbookService, TOKENS, type OrderbookHarness } from '../support/orderbook.js';
-import { databaseUrl } from '../support/postgres.js';
+import { databaseUrl, dropSchema } from '../support/postgres.js';
 
 const e18 = (n: number | string) => parseUnits(String(n), 18);
 const { TKA, TKB } = TOKENS;
@@ -41,12 +40,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     });
     after(async () => {
       await h?.stop();
-      if (schema) {
-        const client = new pg.Client({ connectionString: databaseUrl });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await client.end();
-      }
+      await dropSchema(schema);
     });
 
     it(`${CONCURRENT} concurrent POSTs of one order: one 201, DuplicatedOrder for the others, one OrderCreated`, async () => {

@@ -18,14 +18,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { HDNodeWallet, JsonRpcProvider, MaxUint256, Wallet, parseUnits } from 'ethers';
-import pg from 'pg';
 import { Pool } from 'undici';
 import { freePort } from '../../src/chain/anvil.js';
 import { signOrderNative, type SignedOrderCreation } from '../support/orders.js';
 import { TOKENS } from '../support/orderbook.js';
 import { mined, testToken } from '../support/solver.js';
 import { serviceEnv, spawnService, type ServiceProcess } from '../support/process.js';
-import { databaseUrl } from '../support/postgres.js';
+import { databaseUrl, dropSchema } from '../support/postgres.js';
 import { replayCli } from '../support/replay.js';
 
 const { TKA, TKB } = TOKENS;
@@ -101,12 +100,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     after(async () => {
       await service?.kill9();
       if (env) rmSync(env.DATA_DIR, { recursive: true, force: true });
-      if (schema) {
-        const client = new pg.Client({ connectionString: databaseUrl });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await client.end();
-      }
+      await dropSchema(schema);
     });
 
     it(`keeps every order that got 201 from a burst of ${POSTED} killed mid-way, nothing else, and replays to the same digests`, async () => {

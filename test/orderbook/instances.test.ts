@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { parseEther, parseUnits, Wallet } from 'ethers';
-import pg from 'pg';
 import { bootstrapDevChain, type DevChain } from '../../src/orderbook/chain/devchain.js';
 import { gpv2Domain } from '../../src/orderbook/domain/eip712.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../support/chain.js';
@@ -17,7 +16,7 @@ import { signCancellation, signOrder } from '../support/orders.js';
 import { testOrderOf } from '../support/orderbook.js';
 import { fundTrader, mined, testToken, TestSolver } from '../support/solver.js';
 import { serviceEnv, spawnService, type ServiceProcess } from '../support/process.js';
-import { databaseUrl } from '../support/postgres.js';
+import { databaseUrl, dropSchema } from '../support/postgres.js';
 import { http, postJson } from '../support/http.js';
 import { until } from '../support/wait.js';
 
@@ -55,12 +54,7 @@ describe('order book: two instances on one PostgreSQL', function () {
     await Promise.all(instances.map((i) => i.stop()));
     for (const i of instances) rmSync(i.env.DATA_DIR, { recursive: true, force: true });
     await chain?.stop();
-    if (schema && databaseUrl) {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    }
+    await dropSchema(schema);
   });
 
   const domain = () => gpv2Domain(dev.chainId, dev.settlement);

@@ -24,3 +24,15 @@ export async function createTestSchema(prefix = 't'): Promise<TestSchema> {
     },
   };
 }
+
+/** Drops a schema a test made by name (a service under test created its tables there); nothing without a database. */
+export async function dropSchema(schema: string | undefined): Promise<void> {
+  if (!schema || !databaseUrl) return;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}

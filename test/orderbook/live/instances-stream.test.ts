@@ -12,11 +12,10 @@ import { gasFundedWallet, startTestChain, type TestChain } from '../../support/c
 import { signOrder } from '../../support/orders.js';
 import { fundTrader } from '../../support/solver.js';
 import { startTestService, type TestService } from '../../support/service.js';
-import { databaseUrl } from '../../support/postgres.js';
+import { databaseUrl, dropSchema } from '../../support/postgres.js';
 import { http, postJson } from '../../support/http.js';
 import { openSse, type SseClient } from '../../support/sse.js';
 import { until } from '../../support/wait.js';
-import pg from 'pg';
 
 const e18 = (n: number) => parseUnits(String(n), 18);
 
@@ -51,12 +50,7 @@ describe('order book: event streams across two instances on one PostgreSQL', fun
     await a?.stop();
     await b?.stop();
     await chain?.stop();
-    if (schema && databaseUrl) {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    }
+    await dropSchema(schema);
   });
 
   async function trader(): Promise<Wallet> {

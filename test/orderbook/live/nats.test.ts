@@ -6,14 +6,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import pg from 'pg';
 import type { NatsConnection } from 'nats';
 import { PostgresEventStore } from '../../../src/eventstore/postgres.js';
 import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/devchain.js';
 import { startTestChain, type TestChain } from '../../support/chain.js';
 import { startOrderbookService, type OrderbookHarness } from '../../support/orderbook.js';
 import { serviceEnv, spawnService, type ServiceProcess } from '../../support/process.js';
-import { databaseUrl } from '../../support/postgres.js';
+import { databaseUrl, dropSchema } from '../../support/postgres.js';
 import { synthesiseLog } from '../../support/synthetic-log.js';
 import { consumeAll, natsOrSkip, natsUrl, streamCreated, testStreamName } from '../../support/nats.js';
 import { get } from '../../support/orderbook.js';
@@ -85,12 +84,7 @@ describe('order book: NATS JetStream fan-out', function () {
       for (const c of children) rmSync(c.env.DATA_DIR, { recursive: true, force: true });
       await store?.close();
       await chain?.stop();
-      if (schema && databaseUrl) {
-        const client = new pg.Client({ connectionString: databaseUrl });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await client.end();
-      }
+      await dropSchema(schema);
     });
 
     it('a consumer still receives every event exactly once', async () => {
