@@ -8,10 +8,9 @@ import type { Config } from './config.js';
 import { logger } from './logger.js';
 import { Gateway } from './gateway/gateway.js';
 import { WebSocketChannel } from './gateway/channels/websocket.js';
-import { createMainServer, createNetworkServer, type ServerParts, type HealthReport } from './http/server.js';
+import { createMainServer, createNetworkServer, sendOrderbookError, type ServerParts, type HealthReport } from './http/server.js';
 import type { RunningOrderbook } from './orderbook/index.js';
 import { OrderbookSupervisor, type OrderbookStatus } from './orderbook/supervisor.js';
-import { sendJson } from './http/io.js';
 import type { ServiceStatus } from './generated/status.js';
 import { createExplorerHandler } from './explorer/handler.js';
 
@@ -99,7 +98,7 @@ export async function startService(config: Config): Promise<Service> {
       parts.orderbook = (req, res) => {
         if (supervisor.running) return supervisor.running.handler(req, res);
         const description = supervisor.state === 'starting' ? 'the order book is starting' : `the order book is down: ${supervisor.reason}`;
-        sendJson(res, 503, JSON.stringify({ errorType: 'ServiceUnavailable', description }));
+        sendOrderbookError(res, 503, 'ServiceUnavailable', description);
         return Promise.resolve();
       };
       supervisor.start();

@@ -15,7 +15,7 @@ import { isFilterMethod, isRead } from './failsafe/policy.js';
 import { cacheKey, cacheRule, isCacheable, mayHaveCached, safeBlockOf, type CacheRule } from './cache/policy.js';
 import type { ResultCache, CacheTier, CachedResult } from './cache/store.js';
 import { Coalescer } from './cache/coalesce.js';
-import { checkLogsRange, splitLogsRange } from './limits.js';
+import { checkLogsRange, splitLogsRange, type ChainPosition } from './limits.js';
 import { metrics, methodLabel } from './metrics.js';
 
 export interface RelayOptions {
@@ -130,9 +130,7 @@ export class Relay {
   /** The parts an over-range eth_getLogs is split into, when GETLOGS_SPLIT_BLOCKS is on. */
   private logsParts(call: UpstreamCall): unknown[][] | undefined {
     if (call.method !== 'eth_getLogs' || !this.options.getLogsSplitBlocks) return undefined;
-    const { pool, head } = this.network;
-    const chain = { head, finalized: pool.finalizedBlock };
-    return splitLogsRange(call.params, this.options.maxLogsBlockRange, this.options.getLogsSplitBlocks, chain);
+    return splitLogsRange(call.params, this.options.maxLogsBlockRange, this.options.getLogsSplitBlocks, this.position());
   }
 
   /**
@@ -161,16 +159,17 @@ export class Relay {
   }
 
   private checkLimits(call: UpstreamCall): void {
-    if (call.method === 'eth_getLogs') {
-      const { pool, head } = this.network;
-      checkLogsRange(call.params, this.options.maxLogsBlockRange, { head, finalized: pool.finalizedBlock });
-    }
+    if (call.method === 'eth_getLogs') checkLogsRange(call.params, this.options.maxLogsBlockRange, this.position());
+  }
+
+  /** Where the network's chain is: its head and finalized block, against which block tags resolve. */
+  private position(): ChainPosition {
+    return { head: this.network.head, finalized: this.network.pool.finalizedBlock };
   }
 
   /** The highest block whose results are final (see cache/policy.ts). */
   private safeBlock(): number | undefined {
-    const { pool, head } = this.network;
-    return safeBlockOf(head, pool.finalizedBlock, this.options.reorgDepth);
+    return safeBlockOf(this.network.head, this.network.pool.finalizedBlock, this.options.reorgDepth);
   }
 
   private cacheable(call: UpstreamCall): Cacheable | undefined {

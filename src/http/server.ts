@@ -144,9 +144,11 @@ function guarded(handler: Handler): Handler {
       handler(req, res);
     } catch (err) {
       logger.error({ err, url: req.url }, 'request handler failed');
-      if (res.headersSent) return void res.destroy();
-      const path = splitUrl(req.url).path;
-      sendJson(res, 500, isOrderbookPath(path) ? JSON.stringify({ errorType: 'InternalServerError', description: 'internal server error' }) : JSON.stringify(errorResponse(null, rpcErrors.internal())));
+      if (!res.headersSent && isOrderbookPath(splitUrl(req.url).path)) {
+        sendOrderbookError(res, 500, 'InternalServerError', 'internal server error');
+      } else {
+        failRequest(res, rpcErrors.internal());
+      }
     }
   };
 }
@@ -251,12 +253,15 @@ function upgradeGateway(
   ws.upgrade(network, req, socket, head, caller);
 }
 
+/** An answer in the order book's shape, `{errorType, description}`, given before the order book has the request. */
+export function sendOrderbookError(res: ServerResponse, status: number, errorType: string, description: string): void {
+  sendJson(res, status, JSON.stringify({ errorType, description }));
+}
+
 /** /api/... without an order book, in the order book's own error shape. */
 function orderbookAbsent(enabled: boolean, res: ServerResponse): void {
-  const [status, errorType, description] = enabled
-    ? [503, 'ServiceUnavailable', 'the order book is starting']
-    : [404, 'NotFound', 'the order book is off on this instance (ORDERBOOK=off)'];
-  sendJson(res, status, JSON.stringify({ errorType, description }));
+  if (enabled) sendOrderbookError(res, 503, 'ServiceUnavailable', 'the order book is starting');
+  else sendOrderbookError(res, 404, 'NotFound', 'the order book is off on this instance (ORDERBOOK=off)');
 }
 
 async function health(parts: ServerParts, res: ServerResponse): Promise<void> {

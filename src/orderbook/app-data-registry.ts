@@ -6,11 +6,10 @@
 import { ConcurrencyError, type EventStore } from '../eventstore/types.js';
 import type { AppDataObject } from '../generated/orderbook/app-data-object.js';
 import { validator } from '../schemas.js';
-import { appDataHashOf, checkFullAppData, isAppDataHash } from './domain/app-data.js';
+import { appDataHashOf, checkFullAppData, isAppDataHash, ZERO_APP_DATA } from './domain/app-data.js';
 import { orderbookErrors } from './domain/errors.js';
 import { appDataRegistered, appDataStreamId, type AppDataRegisteredData } from './commands/book-events.js';
 
-const ZERO_APP_DATA = '0x' + '00'.repeat(32);
 const isAppDataObject = validator<AppDataObject>('orderbook/app-data-object.schema.json');
 
 export class AppDataRegistry {

@@ -28,6 +28,7 @@ import { orderView, stateFromFacts } from './commands/order-state.js';
 import { orderStreamId } from './commands/events.js';
 import { handleOrderCommand } from './command-handler.js';
 import { SolvableOrders } from './solvable-orders.js';
+import type { Funding } from './domain/funding.js';
 import type { ChainContext } from './chain-context.js';
 import type { OrderDoc } from '../../projections/orders.js';
 import type { CompetitionOrderStatus } from '../generated/orderbook/competition-order-status.js';
@@ -90,6 +91,8 @@ export interface OrderBookParts {
 
 export class OrderBook {
   readonly domainSeparator: string;
+  /** The settlement contract, lowercase, as every order shows it. */
+  private readonly settlement: string;
   readonly solvable: SolvableOrders;
   readonly appData: AppDataRegistry;
   readonly quotes: Quotes;
@@ -99,7 +102,8 @@ export class OrderBook {
   constructor(private readonly parts: OrderBookParts) {
     this.clock = parts.clock ?? Date.now;
     this.domainSeparator = domainSeparator(gpv2Domain(parts.chain.chainId, parts.chain.settlement));
-    this.solvable = new SolvableOrders(parts.readModels, parts.runner, parts.chain.balances, parts.chain.settlement.toLowerCase());
+    this.settlement = parts.chain.settlement.toLowerCase();
+    this.solvable = new SolvableOrders(parts.readModels, parts.runner, parts.chain.balances, this.settlement);
     this.appData = new AppDataRegistry(parts.events, this.clock);
     this.quotes = new Quotes(parts.events, parts.chain, parts.config, this.clock);
   }
@@ -184,9 +188,13 @@ export class OrderBook {
 
   /** The order of a read model row at `now`, presented. */
   private async view(row: { key: string; doc: OrderDoc }, now: number): Promise<Order | null> {
-    const funding = await this.solvable.fundingOf(row.key, now);
+    return this.present(row, now, await this.solvable.fundingOf(row.key, now));
+  }
+
+  /** The order of a read model row at `now` with its funding, as today's API shows it. */
+  private present(row: { doc: OrderDoc }, now: number, funding: Funding | undefined): Order | null {
     const order = orderView(stateFromFacts(row.doc), now, funding?.availableBalance ?? null);
-    return order && presentOrder(order, this.parts.chain.settlement.toLowerCase());
+    return order && presentOrder(order, this.settlement);
   }
 
   /** DELETE /api/v1/orders/{UID}. */
@@ -228,7 +236,7 @@ export class OrderBook {
     for (const row of rows) {
       const funding = await this.solvable.fundingOf(row.key, now);
       if (funding && !funding.funded && !filter.includeInsufficientBalance) continue;
-      orders.push(presentOrder(orderView(stateFromFacts(row.doc), now, funding?.availableBalance ?? null)!, this.parts.chain.settlement.toLowerCase()));
+      orders.push(this.present(row, now, funding)!);
     }
     return orders;
   }
@@ -395,6 +403,11 @@ export class OrderBook {
   }
 
   private auctionCache: { etag: string; body: string } | undefined;
+
+  /** The ETag GET /api/v1/auction answers with now: the solvable set's, which the auction is built from. */
+  async auctionTag(): Promise<string> {
+    return (await this.solvable.answer(this.now())).etag;
+  }
 
   /**
    * GET /api/v1/auction: the solvable orders (as solvable_orders has them), the newest block seen, and the

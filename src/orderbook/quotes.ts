@@ -11,12 +11,11 @@ import type { OrderQuoteResponse } from '../generated/orderbook/order-quote-resp
 import { validator } from '../schemas.js';
 import type { ChainContext } from './chain-context.js';
 import { orderbookErrors } from './domain/errors.js';
-import { resolveAppData } from './domain/app-data.js';
+import { resolveAppData, ZERO_APP_DATA } from './domain/app-data.js';
 import { quoteAmounts, quoteSide, quoteValidTo, type TokenPrice } from './domain/quote.js';
 import { asQuoteIssued, quoteIssued, quoteStreamId, type QuoteIssuedData } from './commands/book-events.js';
 
 const isQuoteRequest = validator<OrderQuoteRequest>('orderbook/order-quote-request.schema.json');
-const ZERO_APP_DATA = '0x' + '00'.repeat(32);
 
 export type StoredQuote = QuoteIssuedData & { id: number };
 

@@ -235,7 +235,7 @@ describe('hostile input: regressions', function () {
     });
 
     it('5. __proto__ in a query is an unknown parameter like any other', async () => {
-      for (const path of ['/orders', '/trades', '/events']) {
+      for (const path of ['/orders', '/trades', '/events', '/events/stream']) {
         for (const query of ['__proto__=1', '__proto__[owner]=x', 'constructor=1']) {
           const res = await http(`${service.url}/api/v1${path}?${query}`);
           assertOrderbookRefusal(res, 400, 'InvalidOrderData', /unknown field/);

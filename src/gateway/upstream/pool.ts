@@ -200,7 +200,7 @@ export class UpstreamPool {
     const now = performance.now();
     return this.members.map((m) => {
       const { failures, total } = m.errors.counts(now);
-      const head = this.heads?.upstreamHead(m.name) ?? m.head;
+      const head = this.headOf(m);
       const lag = head === undefined || networkHead === undefined ? null : Math.max(0, networkHead - head);
       return {
         id: m.name.replace(/\//g, '-'),
@@ -301,6 +301,11 @@ export class UpstreamPool {
     return block === undefined ? order : this.reachingFirst(order, block);
   }
 
+  /** An upstream's head: as the head tracker knows it now, else from the last health check. */
+  private headOf(m: Upstream): number | undefined {
+    return this.heads?.upstreamHead(m.name) ?? m.head;
+  }
+
   /** The network's head: the head tracker's, else the best head of the last health check. */
   private get networkHead(): number | undefined {
     return this.heads?.height ?? this.bestHead;
@@ -311,13 +316,12 @@ export class UpstreamPool {
    * highest of them first (the others' heads may just not be known yet).
    */
   private reachingFirst(order: Upstream[], block: number): Upstream[] {
-    const headOf = (m: Upstream) => this.heads?.upstreamHead(m.name) ?? m.head;
     const below = (m: Upstream) => {
-      const head = headOf(m);
+      const head = this.headOf(m);
       return head !== undefined && head < block;
     };
     if (!order.some(below)) return order;
-    const behind = order.filter(below).sort((a, b) => headOf(b)! - headOf(a)!);
+    const behind = order.filter(below).sort((a, b) => this.headOf(b)! - this.headOf(a)!);
     return [...order.filter((m) => !below(m)), ...behind];
   }
 

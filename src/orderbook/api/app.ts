@@ -2,7 +2,7 @@
  * The order book's HTTP API (koa), wire-compatible with the CoW Protocol order book under /api/v1, plus
  * the auditors' endpoints (events, projections) and the OpenAPI document.
  */
-import Koa from 'koa';
+import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import { gzipSync } from 'node:zlib';
 import type { OrderBook } from '../orderbook.js';
@@ -113,14 +113,7 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
 
   router.get('/auction', async (ctx) => {
     const { etag, body } = await book.auction();
-    ctx.set('ETag', etag);
-    ctx.set('Cache-Control', 'no-cache');
-    ctx.type = 'application/json';
-    if (ctx.get('If-None-Match') === etag) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.body = body;
+    if (!notModified(ctx, etag)) ctx.body = body;
   });
 
   router.get('/orders', async (ctx) => {
@@ -143,13 +136,7 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
 
   router.get('/solvable_orders', async (ctx) => {
     const answer = await book.solvable.answer(book.now());
-    ctx.set('ETag', answer.etag);
-    ctx.set('Cache-Control', 'no-cache');
-    ctx.type = 'application/json';
-    if (ctx.get('If-None-Match') === answer.etag) {
-      ctx.status = 304;
-      return;
-    }
+    if (notModified(ctx, answer.etag)) return;
     // Many solvers poll the same large answer: compress it once, not per request.
     if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
       let gz = gzipCache.get(answer.body);
@@ -208,4 +195,17 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   app.use(v2.routes());
   app.use(v2.allowedMethods());
   return app;
+}
+
+/**
+ * The solvers' polled answers (solvable_orders, auction): a JSON answer tagged `etag` that clients revalidate;
+ * true when the client has it already, answered 304.
+ */
+function notModified(ctx: Context, etag: string): boolean {
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.type = 'application/json';
+  if (ctx.get('If-None-Match') !== etag) return false;
+  ctx.status = 304;
+  return true;
 }

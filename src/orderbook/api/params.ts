@@ -23,9 +23,9 @@ const eventsQuery = validator<EventsQuery>('orderbook/queries/events-query.schem
  * koa gives repeated parameters as arrays; the API takes each at most once. The copy has no prototype, so
  * that `?__proto__=1` is a parameter like any other (and refused as unknown), not a prototype swap.
  */
-function single(ctx: Context): Record<string, string> {
+export function singleQuery(query: Context['query']): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
-  for (const [key, value] of Object.entries(ctx.query)) {
+  for (const [key, value] of Object.entries(query)) {
     if (Array.isArray(value)) throw orderbookErrors.invalidOrderData(`query parameter ${key} is given more than once`);
     if (value !== undefined) out[key] = value;
   }
@@ -33,7 +33,7 @@ function single(ctx: Context): Record<string, string> {
 }
 
 export function parseOrdersQuery(ctx: Context): OrdersFilter {
-  const q = single(ctx);
+  const q = singleQuery(ctx.query);
   if (!ordersQuery(q)) throw orderbookErrors.fromSchema(ordersQuery.errors, 'query');
   return {
     owner: q.owner?.toLowerCase(),
@@ -49,7 +49,7 @@ export function parseOrdersQuery(ctx: Context): OrdersFilter {
 export const TRADES_DEFAULT_LIMIT = 100;
 
 export function parseTradesQuery(ctx: Context): TradesFilter {
-  const q = single(ctx);
+  const q = singleQuery(ctx.query);
   if (!tradesQuery(q)) throw orderbookErrors.fromSchema(tradesQuery.errors, 'query');
   return {
     owner: q.owner?.toLowerCase(),
@@ -60,7 +60,7 @@ export function parseTradesQuery(ctx: Context): TradesFilter {
 }
 
 export function parseEventsQuery(ctx: Context): { after: number; limit: number } {
-  const q = single(ctx);
+  const q = singleQuery(ctx.query);
   if (!eventsQuery(q)) throw orderbookErrors.fromSchema(eventsQuery.errors, 'query');
   return { after: Number(q.after ?? 0), limit: Number(q.limit ?? 1000) };
 }
@@ -97,14 +97,14 @@ function pageOf(q: { offset?: string; limit?: string }): PageFilter {
 
 /** offset and limit of GET /api/v1/account/{owner}/orders. */
 export function parsePageQuery(ctx: Context): PageFilter {
-  const q = single(ctx);
+  const q = singleQuery(ctx.query);
   if (!pageQuery(q)) throw orderbookErrors.fromSchema(pageQuery.errors, 'query');
   return pageOf(q);
 }
 
 /** GET /api/v2/trades: exactly one of owner and orderUid (InvalidTradeFilter), a page (InvalidLimit). */
 export function parseTradesV2Query(ctx: Context): TradesFilter {
-  const q = single(ctx);
+  const q = singleQuery(ctx.query);
   if (!tradesV2Query(q)) throw orderbookErrors.fromSchema(tradesV2Query.errors, 'query');
   if ((q.owner === undefined) === (q.orderUid === undefined)) {
     throw orderbookErrors.invalidTradeFilter('Must specify exactly one of owner and orderUid.');

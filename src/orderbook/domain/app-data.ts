@@ -9,6 +9,9 @@ import { keccak256, toUtf8Bytes } from 'ethers';
 import { inlinedSchema } from '../../schemas.js';
 import { orderbookErrors, type OrderbookError } from './errors.js';
 
+/** The app data the seed's clients sign: it names no document. */
+export const ZERO_APP_DATA = '0x' + '00'.repeat(32);
+
 /** The largest full app data document, in UTF-8 bytes (the spec's limit). */
 export const MAX_APP_DATA_BYTES = 1000;
 

@@ -26,9 +26,14 @@ const isOrderCancellation = validator<OrderCancellation>('orderbook/order-cancel
  */
 export function verifyCancellation(body: unknown, domainSeparator: string, orderUid: string): SignedCancellation {
   if (!isOrderCancellation(body)) throw orderbookErrors.fromSchema(isOrderCancellation.errors, 'cancellation');
+  return signedBy(body, cancellationDigest(domainSeparator, orderUid), 'cancellation');
+}
+
+/** Who signed `digest` with the body's scheme and signature (InvalidSignature when nobody can be recovered). */
+function signedBy(body: { signingScheme: EcdsaSigningScheme; signature: string }, digest: string, what: string): SignedCancellation {
   const signature = normalizeEcdsaSignature(body.signature);
-  const signer = signature && recoverEcdsaSigner(body.signingScheme, cancellationDigest(domainSeparator, orderUid), signature);
-  if (!signature || !signer) throw orderbookErrors.invalidSignature('no signer of the cancellation can be recovered');
+  const signer = signature && recoverEcdsaSigner(body.signingScheme, digest, signature);
+  if (!signature || !signer) throw orderbookErrors.invalidSignature(`no signer of the ${what} can be recovered`);
   return { signingScheme: body.signingScheme, signature, signer };
 }
 
@@ -38,10 +43,6 @@ export function verifyCancellation(body: unknown, domainSeparator: string, order
  */
 export function verifyCancellations(body: unknown, domainSeparator: string): { uids: string[]; cancellation: SignedCancellation } {
   if (!isOrderCancellations(body)) throw orderbookErrors.fromSchema(isOrderCancellations.errors, 'cancellations');
-  const signature = normalizeEcdsaSignature(body.signature);
-  const digest = cancellationsDigest(domainSeparator, body.orderUids);
-  const signer = signature && recoverEcdsaSigner(body.signingScheme, digest, signature);
-  if (!signature || !signer) throw orderbookErrors.invalidSignature('no signer of the cancellations can be recovered');
-  const uids = [...new Set(body.orderUids.map((uid) => uid.toLowerCase()))];
-  return { uids, cancellation: { signingScheme: body.signingScheme, signature, signer } };
+  const cancellation = signedBy(body, cancellationsDigest(domainSeparator, body.orderUids), 'cancellations');
+  return { uids: [...new Set(body.orderUids.map((uid) => uid.toLowerCase()))], cancellation };
 }

@@ -9,6 +9,7 @@ import type { StoredEvent } from '../../eventstore/types.js';
 import type { EventStreamQuery } from '../../generated/orderbook/queries/event-stream-query.js';
 import { validator } from '../../schemas.js';
 import { orderbookErrors } from '../domain/errors.js';
+import { singleQuery } from '../api/params.js';
 import type { LogFeed } from './log-feed.js';
 import { SseResponse, sseFrame, type SseLimits } from './sse.js';
 import { logger } from '../../logger.js';
@@ -33,12 +34,8 @@ export interface StreamRequest {
 const POSITION = /^[0-9]{1,15}$/;
 
 /** The query and Last-Event-ID of a stream request, or the 400 saying what is wrong. */
-export function parseStreamRequest(query: Record<string, string | string[] | undefined>, lastEventId: string | undefined): StreamRequest {
-  const q: Record<string, string> = {};
-  for (const [key, value] of Object.entries(query)) {
-    if (Array.isArray(value)) throw orderbookErrors.invalidOrderData(`query parameter ${key} is given more than once`);
-    if (value !== undefined) q[key] = value;
-  }
+export function parseStreamRequest(query: Context['query'], lastEventId: string | undefined): StreamRequest {
+  const q = singleQuery(query);
   if (!streamQuery(q)) throw orderbookErrors.fromSchema(streamQuery.errors, 'query');
   if (lastEventId !== undefined && !POSITION.test(lastEventId.trim())) {
     throw orderbookErrors.invalidOrderData(`Last-Event-ID must be an event position (a non-negative integer), got "${lastEventId.slice(0, 40)}"`);
