@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchBrowser, SCREENSHOTS } from '../test/support/browser.js';
 import { orderEvents } from '../test/support/synthetic-log.js';
-import { orderStreamId } from '../src/orderbook/commands/events.js';
+import { orderStreamId } from '../src/orderbook/write/events.js';
 import { round, type Figure } from './tools.js';
 
 const OPEN_ORDERS = 10_000;

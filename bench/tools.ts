@@ -6,7 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-export { freePort } from '../src/chain/anvil.js';
+export { freePort } from '../src/devchain/anvil.js';
 
 /** One figure of bench-results.json. */
 export interface Figure {

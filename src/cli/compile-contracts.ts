@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { repoPath } from '../paths.js';
-import { LOCAL_ARTIFACTS_DIR, type LocalArtifact } from '../chain/artifacts.js';
+import { LOCAL_ARTIFACTS_DIR, type LocalArtifact } from '../devchain/artifacts.js';
 
 const require = createRequire(import.meta.url);
 

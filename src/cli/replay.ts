@@ -10,11 +10,11 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../config.js';
-import { openEventStore } from '../eventstore/index.js';
-import { SqliteReadModelStore } from '../readmodels/sqlite.js';
-import { replay, type ReplayResult } from '../readmodels/replay.js';
-import { replayOrderbook } from '../orderbook/replay.js';
-import { projections } from '../../projections/index.js';
+import { openEventStore } from '../orderbook/store/index.js';
+import { SqliteReadModelStore } from '../orderbook/read/models/sqlite.js';
+import { replay, type ReplayResult } from '../orderbook/read/rebuild.js';
+import { replayOrderbook } from '../orderbook/read/replay.js';
+import { projections } from '../orderbook/read/projections/index.js';
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { GatewayConfig, NetworkConfig } from '../config.js';
 import type { Logger } from '../logger.js';
-import { Anvil } from '../chain/anvil.js';
+import { Anvil } from '../devchain/anvil.js';
 import { HttpUpstream } from './upstream/http.js';
 import { WsUpstream } from './upstream/ws.js';
 import { UpstreamPool, type PoolMember } from './upstream/pool.js';

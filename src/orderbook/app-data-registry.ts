@@ -3,12 +3,12 @@
  * per hash, and read back from that stream: the log is where they live (a replay has them, every instance
  * sharing the store finds them), and a stream read by id needs no read model of its own.
  */
-import { ConcurrencyError, type EventStore } from '../eventstore/types.js';
+import { ConcurrencyError, type EventStore } from './store/types.js';
 import type { AppDataObject } from '../generated/orderbook/app-data-object.js';
 import { validator } from '../schemas.js';
 import { appDataHashOf, checkFullAppData, isAppDataHash, ZERO_APP_DATA } from './domain/app-data.js';
 import { orderbookErrors } from './domain/errors.js';
-import { appDataRegistered, appDataStreamId, type AppDataRegisteredData } from './commands/book-events.js';
+import { appDataRegistered, appDataStreamId, type AppDataRegisteredData } from './write/book-events.js';
 
 const isAppDataObject = validator<AppDataObject>('orderbook/app-data-object.schema.json');
 

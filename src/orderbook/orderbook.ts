@@ -3,10 +3,10 @@
  * store (waiting until the read models show their events, so a client reads its own writes), queries read
  * the read models. HTTP lives in api/, the chain behind ChainContext.
  */
-import type { EventStore, StoredEvent } from '../eventstore/types.js';
-import type { ReadModelStore, Condition } from '../readmodels/types.js';
-import type { ProjectionRunner } from '../readmodels/runner.js';
-import { digestReadModel, type Digest } from '../readmodels/digest.js';
+import type { EventStore, StoredEvent } from './store/types.js';
+import type { ReadModelStore, Condition } from './read/models/types.js';
+import type { ProjectionRunner } from './read/runner.js';
+import { digestReadModel, type Digest } from './read/digest.js';
 import type { OrderbookConfig } from '../config.js';
 import type { Order } from '../generated/orderbook/order.js';
 import type { Trade } from '../generated/orderbook/trade.js';
@@ -24,13 +24,13 @@ import {
 } from './domain/order.js';
 import { verifyCancellation } from './domain/cancellation.js';
 import { orderbookErrors } from './domain/errors.js';
-import { orderView, stateFromFacts } from './commands/order-state.js';
-import { orderStreamId } from './commands/events.js';
-import { handleOrderCommand } from './command-handler.js';
-import { SolvableOrders } from './solvable-orders.js';
+import { orderView, stateFromFacts } from './write/order-state.js';
+import { orderStreamId } from './write/events.js';
+import { handleOrderCommand } from './write/command-handler.js';
+import { SolvableOrders } from './read/solvable-view.js';
 import type { Funding } from './domain/funding.js';
-import type { ChainContext } from './chain-context.js';
-import type { OrderDoc } from '../../projections/orders.js';
+import type { ChainContext } from './chain/port.js';
+import type { OrderDoc } from './read/projections/orders.js';
 import type { CompetitionOrderStatus } from '../generated/orderbook/competition-order-status.js';
 import type { Auction } from '../generated/orderbook/auction.js';
 import type { AuctionOrder } from '../generated/orderbook/auction-order.js';
@@ -38,10 +38,10 @@ import type { StoredOrderQuote } from '../generated/orderbook/stored-order-quote
 import { normalizeOrderBody } from './domain/app-data.js';
 import { orderClass, priceNumber } from './domain/quote.js';
 import { verifyCancellations } from './domain/cancellation.js';
-import { foldOrderEvents, presentOrder, status as orderStatus } from './commands/order-state.js';
-import { parseOrderEvent } from './commands/events.js';
-import { decideCancelOrder } from './commands/cancel-order.js';
-import type { OrderExtras } from './commands/create-order.js';
+import { foldOrderEvents, presentOrder, status as orderStatus } from './write/order-state.js';
+import { parseOrderEvent } from './write/events.js';
+import { decideCancelOrder } from './write/cancel-order.js';
+import type { OrderExtras } from './write/create-order.js';
 import { AppDataRegistry } from './app-data-registry.js';
 import { Quotes, type StoredQuote } from './quotes.js';
 import { createHash } from 'node:crypto';

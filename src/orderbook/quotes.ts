@@ -4,16 +4,16 @@
  * so an order naming the quote finds it on any instance (find).
  */
 import { randomUUID } from 'node:crypto';
-import type { EventStore } from '../eventstore/types.js';
+import type { EventStore } from './store/types.js';
 import type { OrderbookConfig } from '../config.js';
 import type { OrderQuoteRequest } from '../generated/orderbook/order-quote-request.js';
 import type { OrderQuoteResponse } from '../generated/orderbook/order-quote-response.js';
 import { validator } from '../schemas.js';
-import type { ChainContext } from './chain-context.js';
+import type { ChainContext } from './chain/port.js';
 import { orderbookErrors } from './domain/errors.js';
 import { resolveAppData, ZERO_APP_DATA } from './domain/app-data.js';
 import { quoteAmounts, quoteSide, quoteValidTo, type TokenPrice } from './domain/quote.js';
-import { asQuoteIssued, quoteIssued, quoteStreamId, type QuoteIssuedData } from './commands/book-events.js';
+import { asQuoteIssued, quoteIssued, quoteStreamId, type QuoteIssuedData } from './write/book-events.js';
 
 const isQuoteRequest = validator<OrderQuoteRequest>('orderbook/order-quote-request.schema.json');
 

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { startTestService, type TestService } from '../support/service.js';
 import { http, postJson, postWithHost } from '../support/http.js';
 import { AnvilProcess, readMetrics, eventually } from '../support/upstreams.js';
-import { freePort } from '../../src/chain/anvil.js';
+import { freePort } from '../../src/devchain/anvil.js';
 import { repoPath } from '../../src/paths.js';
 
 const call = (method: string, id: number | string = 1, params: unknown[] = []) => ({ jsonrpc: '2.0', id, method, params });

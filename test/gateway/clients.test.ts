@@ -11,7 +11,7 @@ import { createPublicClient, createWalletClient, defineChain, http as viemHttp, 
 import { privateKeyToAccount } from 'viem/accounts';
 import { startTestService, type TestService } from '../support/service.js';
 import { DEV_KEYS, compileProbe } from '../support/chain.js';
-import { foundryBinary } from '../../src/chain/foundry.js';
+import { foundryBinary } from '../../src/devchain/foundry.js';
 import { until } from '../support/wait.js';
 
 const run = promisify(execFile);

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/chain/anvil.js';
+import { freePort } from '../../src/devchain/anvil.js';
 import { repoPath } from '../../src/paths.js';
 import { http } from '../support/http.js';
 import { until } from '../support/wait.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../support/service.js';
 import { AnvilProcess, eventually } from '../support/upstreams.js';
-import { freePort } from '../../src/chain/anvil.js';
+import { freePort } from '../../src/devchain/anvil.js';
 import { http, postWithHost } from '../support/http.js';
 import { validator } from '../../src/schemas.js';
 

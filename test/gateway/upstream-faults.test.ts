@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { startTestService, type TestService } from '../support/service.js';
 import { http, postJson, postWithHost, type HttpResult } from '../support/http.js';
 import { WsClient } from '../support/ws.js';
-import { Anvil, freePort } from '../../src/chain/anvil.js';
+import { Anvil, freePort } from '../../src/devchain/anvil.js';
 import { logger } from '../../src/logger.js';
 
 const TIMEOUT_MS = 1_000;

@@ -14,7 +14,7 @@ import { startNginx, type Nginx } from '../support/nginx.js';
 import { WsClient } from '../support/ws.js';
 import { signOrderNative } from '../support/orders.js';
 import { TOKENS } from '../support/orderbook.js';
-import { ValidationPool } from '../../src/orderbook/validation/pool.js';
+import { ValidationPool } from '../../src/orderbook/write/validation/pool.js';
 
 const DEEP = '['.repeat(5000) + ']'.repeat(5000);
 const deepValue = (levels: number) => JSON.parse('['.repeat(levels) + ']'.repeat(levels)) as unknown;

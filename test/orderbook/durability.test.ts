@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { HDNodeWallet, JsonRpcProvider, MaxUint256, Wallet, parseUnits } from 'ethers';
 import { Pool } from 'undici';
-import { freePort } from '../../src/chain/anvil.js';
+import { freePort } from '../../src/devchain/anvil.js';
 import { signOrderNative, type SignedOrderCreation } from '../support/orders.js';
 import { TOKENS } from '../support/orderbook.js';
 import { mined, testToken } from '../support/solver.js';

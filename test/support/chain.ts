@@ -10,7 +10,7 @@ import { ContractFactory, Interface, JsonRpcProvider, Wallet, Transaction, parse
 import { readFileSync } from 'node:fs';
 import solc from 'solc';
 import { repoPath } from '../../src/paths.js';
-import { Anvil } from '../../src/chain/anvil.js';
+import { Anvil } from '../../src/devchain/anvil.js';
 import { HttpUpstream } from '../../src/gateway/upstream/http.js';
 import { logger } from '../../src/logger.js';
 import { chainRpcOverPool, type ChainRpc } from '../../src/orderbook/chain/rpc.js';

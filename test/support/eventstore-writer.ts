@@ -7,9 +7,9 @@
  *
  * Usage: node eventstore-writer.js '<WriterJob as JSON>'
  */
-import { PostgresEventStore } from '../../src/eventstore/postgres.js';
-import { SqliteEventStore } from '../../src/eventstore/sqlite.js';
-import type { EventStore } from '../../src/eventstore/types.js';
+import { PostgresEventStore } from '../../src/orderbook/store/postgres.js';
+import { SqliteEventStore } from '../../src/orderbook/store/sqlite.js';
+import type { EventStore } from '../../src/orderbook/store/types.js';
 
 export type WriterTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema: string };
 

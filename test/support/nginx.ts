@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/chain/anvil.js';
+import { freePort } from '../../src/devchain/anvil.js';
 
 export interface Nginx {
   url: string;

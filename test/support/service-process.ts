@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/chain/anvil.js';
+import { freePort } from '../../src/devchain/anvil.js';
 import { repoPath } from '../../src/paths.js';
 import { http } from './http.js';
 

@@ -20,7 +20,7 @@ import {
   type TransactionReceipt,
   type TypedDataDomain,
 } from 'ethers';
-import { gpv2Artifact, localArtifact } from '../../src/chain/artifacts.js';
+import { gpv2Artifact, localArtifact } from '../../src/devchain/artifacts.js';
 import { DEV_SOLVER, type DevChain } from '../../src/orderbook/chain/devchain.js';
 import { ORDER_TYPES } from '../../src/orderbook/domain/eip712.js';
 

@@ -2,8 +2,8 @@
  * A synthetic order book log, valid by the event schemas, written straight into an event store: for the
  * benchmarks (replay, explorer with many open orders) and for tests that need thousands of events quickly.
  */
-import type { EventStore, NewEvent } from '../../src/eventstore/types.js';
-import { orderStreamId } from '../../src/orderbook/commands/events.js';
+import type { EventStore, NewEvent } from '../../src/orderbook/store/types.js';
+import { orderStreamId } from '../../src/orderbook/write/events.js';
 
 const hex = (n: number, bytes: number) => '0x' + n.toString(16).padStart(bytes * 2, '0');
 const OWNERS = Array.from({ length: 1000 }, (_, i) => hex(0x1000 + i, 20));

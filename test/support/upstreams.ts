@@ -6,8 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { foundryBinary } from '../../src/chain/foundry.js';
-import { freePort } from '../../src/chain/anvil.js';
+import { foundryBinary } from '../../src/devchain/foundry.js';
+import { freePort } from '../../src/devchain/anvil.js';
 
 export class AnvilProcess {
   private child: ChildProcess | undefined;

@@ -4,7 +4,7 @@
  * (e.g. an upstream subscription really ended: eth_unsubscribe sent and answered true).
  */
 import WebSocket, { WebSocketServer } from 'ws';
-import { freePort } from '../../src/chain/anvil.js';
+import { freePort } from '../../src/devchain/anvil.js';
 
 export interface SpiedFrame {
   /** 'up': gateway to node; 'down': node to gateway. */

@@ -24,7 +24,7 @@ import {
   keccak256,
   type InterfaceAbi,
 } from 'ethers';
-import { gpv2Artifact, localArtifact, type Artifact } from '../../chain/artifacts.js';
+import { gpv2Artifact, localArtifact, type Artifact } from '../../devchain/artifacts.js';
 import { CANONICAL_SETTLEMENT } from '../../config.js';
 import { logger as rootLogger } from '../../logger.js';
 import { ChainRpcProvider } from './ethers-provider.js';

@@ -5,7 +5,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { Pool, PoolClient } from 'pg';
-import type { OpenedEventStore } from '../../eventstore/index.js';
+import type { OpenedEventStore } from '../store/index.js';
 import type { FollowerCheckpoint } from './reorg.js';
 
 export interface IndexerState {

@@ -9,13 +9,13 @@
  * reconciled from the book itself: every standing chain fact whose block is no longer canonical is
  * reverted, and following starts again below the lowest such block.
  */
-import type { EventStore } from '../../eventstore/types.js';
-import type { ReadModelStore } from '../../readmodels/types.js';
+import type { EventStore } from '../store/types.js';
+import type { ReadModelStore } from '../read/models/types.js';
 import type { Logger } from '../../logger.js';
-import type { OrderCommand } from '../commands/decider.js';
-import { stateFromFacts } from '../commands/order-state.js';
-import { handleOrderCommand } from '../command-handler.js';
-import type { OrderDoc } from '../../../projections/orders.js';
+import type { OrderCommand } from '../write/decider.js';
+import { stateFromFacts } from '../write/order-state.js';
+import { handleOrderCommand } from '../write/command-handler.js';
+import type { OrderDoc } from '../read/projections/orders.js';
 import { canonicalHashes, LogFollower, type FollowerChanges } from './log-follower.js';
 import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from './reorg.js';
 import { headNumber, type ChainRpc } from './rpc.js';

@@ -5,7 +5,7 @@
  * writer waits for it to read); once live, a client that falls behind by the bound is cut off (sse.ts).
  */
 import type { Context } from 'koa';
-import type { StoredEvent } from '../../eventstore/types.js';
+import type { StoredEvent } from '../store/types.js';
 import type { EventStreamQuery } from '../../generated/orderbook/queries/event-stream-query.js';
 import { validator } from '../../schemas.js';
 import { orderbookErrors } from '../domain/errors.js';

@@ -8,7 +8,7 @@
  * feed; join() only accepts a reader that has reached the feed's position, so nothing falls in between.
  * Pages may overlap what a reader already had (it read ahead of the feed): readers skip positions they sent.
  */
-import type { EventStore, StoredEvent } from '../../eventstore/types.js';
+import type { EventStore, StoredEvent } from '../store/types.js';
 import { logger } from '../../logger.js';
 
 export type FeedListener = (events: StoredEvent[]) => void;

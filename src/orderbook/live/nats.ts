@@ -5,7 +5,7 @@
  * a failure, publishing resumes after the position of the stream's last message.
  */
 import { connect, nanos, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
-import type { StoredEvent } from '../../eventstore/types.js';
+import type { StoredEvent } from '../store/types.js';
 import type { Logger } from '../../logger.js';
 import type { LogFeed } from './log-feed.js';
 

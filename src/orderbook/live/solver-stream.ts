@@ -9,7 +9,7 @@
  */
 import type { Context } from 'koa';
 import type { OrderBook } from '../orderbook.js';
-import type { ProjectionRunner } from '../../readmodels/runner.js';
+import type { ProjectionRunner } from '../read/runner.js';
 import { logger } from '../../logger.js';
 import { SseResponse, sseFrame, type SseLimits } from './sse.js';
 

@@ -3,10 +3,10 @@
  * from the log on a worker thread (what `npm run replay` does) up to the position the live ones are at,
  * and the digests are compared. One replay runs at a time: concurrent requests share its answer.
  */
-import type { EventStoreOptions } from '../../eventstore/index.js';
+import type { EventStoreOptions } from '../store/index.js';
 import type { ReplayVerification } from '../../generated/orderbook/replay-verification.js';
 import type { OrderBook } from '../orderbook.js';
-import { replayOrderbook } from '../replay.js';
+import { replayOrderbook } from '../read/replay.js';
 import { OrderbookError } from '../domain/errors.js';
 
 /** Tries to find a moment when every live read model is at the same position. */

@@ -3,7 +3,7 @@ import { MaxUint256, Wallet, parseUnits } from 'ethers';
 import { readSpendable, ownerTokenKey } from '../../../src/orderbook/chain/balances.js';
 import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/devchain.js';
 import { ChainError, type ChainRpc, type RpcCall } from '../../../src/orderbook/chain/rpc.js';
-import { ChainBalances } from '../../../src/orderbook/chain/context.js';
+import { ChainBalances } from '../../../src/orderbook/chain/live.js';
 import { logger } from '../../../src/logger.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { deployEip1271Wallet, eip1271Wallet, fundTrader, mined, testToken } from '../../support/solver.js';

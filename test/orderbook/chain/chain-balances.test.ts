@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Wallet, parseUnits } from 'ethers';
-import { ChainBalances } from '../../../src/orderbook/chain/context.js';
+import { ChainBalances } from '../../../src/orderbook/chain/live.js';
 import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/devchain.js';
 import type { ChainRpc, RpcCall } from '../../../src/orderbook/chain/rpc.js';
 import { logger } from '../../../src/logger.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Contract, type InterfaceAbi } from 'ethers';
-import { gpv2Artifact } from '../../../src/chain/artifacts.js';
+import { gpv2Artifact } from '../../../src/devchain/artifacts.js';
 import {
   bootstrapDevChain,
   devChainPlan,

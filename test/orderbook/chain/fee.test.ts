@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Contract, ContractFactory, Wallet, parseUnits, type InterfaceAbi } from 'ethers';
-import { localArtifact } from '../../../src/chain/artifacts.js';
+import { localArtifact } from '../../../src/devchain/artifacts.js';
 import { loadConfig, ConfigError } from '../../../src/config.js';
 import { bootstrapDevChain, DEV_DEPLOYER, type DevChain } from '../../../src/orderbook/chain/devchain.js';
 import { FeeQuoter, minimalFee, parseDecimalPrice, type FeeSettings } from '../../../src/orderbook/chain/fee.js';

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteEventStore } from '../../../src/eventstore/sqlite.js';
-import type { StoredEvent } from '../../../src/eventstore/types.js';
+import { SqliteEventStore } from '../../../src/orderbook/store/sqlite.js';
+import type { StoredEvent } from '../../../src/orderbook/store/types.js';
 import { LogFeed } from '../../../src/orderbook/live/log-feed.js';
 import { until } from '../../support/wait.js';
 

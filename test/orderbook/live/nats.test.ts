@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { NatsConnection } from 'nats';
-import { PostgresEventStore } from '../../../src/eventstore/postgres.js';
+import { PostgresEventStore } from '../../../src/orderbook/store/postgres.js';
 import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/devchain.js';
 import { startTestChain, type TestChain } from '../../support/chain.js';
 import { startOrderbookService, type OrderbookHarness } from '../../support/orderbook.js';

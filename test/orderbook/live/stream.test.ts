@@ -11,7 +11,7 @@ import { signCancellation, signOrder } from '../../support/orders.js';
 import { deleteOrder, get, postOrder, startOrderbookService, TOKENS, type OrderbookHarness } from '../../support/orderbook.js';
 import { openSse, type SseClient } from '../../support/sse.js';
 import { orderEvents, synthesiseLog } from '../../support/synthetic-log.js';
-import { orderStreamId } from '../../../src/orderbook/commands/events.js';
+import { orderStreamId } from '../../../src/orderbook/write/events.js';
 import { until } from '../../support/wait.js';
 
 const e18 = (n: number) => parseUnits(String(n), 18);

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { Contract, type InterfaceAbi } from 'ethers';
-import { gpv2Artifact } from '../../../src/chain/artifacts.js';
+import { gpv2Artifact } from '../../../src/devchain/artifacts.js';
 import { devChainPlan } from '../../../src/orderbook/chain/devchain.js';
 import type { FeeInformation } from '../../../src/generated/orderbook/fee-information.js';
 import { fundTrader } from '../../support/solver.js';

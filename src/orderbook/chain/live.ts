@@ -1,0 +1,244 @@
+/**
+ * The order book's ChainContext on a live chain: the settlement contract (deployed by the service on an
+ * embedded dev chain, the configured or canonical one on an external upstream), owners' spendable balances
+ * kept current block by block, fee quotes, and EIP-1271 checks, all through the gateway's upstream pool of
+ * the order book network.
+ */
+import type { OrderbookConfig } from '../../config.js';
+import { CANONICAL_SETTLEMENT } from '../../config.js';
+import type { Logger } from '../../logger.js';
+import type { Network } from '../../gateway/network.js';
+import type { HeadSource } from '../../gateway/head/tracker.js';
+import type { ChainContext, FeeQuotes, SpendableBalances } from './port.js';
+import type { FeeInformation } from '../../generated/orderbook/fee-information.js';
+import { chainRpcOverPool, headNumber, type ChainRpc } from './rpc.js';
+import { bootstrapDevChain, resolveSettlement, type SettlementDeployment } from './devchain.js';
+import { readSpendable, ownerTokenKey, type OwnerToken } from './balances.js';
+import { FeeQuoter, type FeeQuote } from './fee.js';
+import { isValidEip1271Signature } from './eip1271.js';
+
+/** The chain's newest block: the gateway's head tracker of the order book network (one source of the head). */
+export type { Head } from '../../gateway/head/tracker.js';
+
+interface PendingRead {
+  pair: OwnerToken;
+  resolve: (amount: bigint) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * An amount, the number of the read that found it (a read never replaces what a read started after it
+ * found; block numbers would not do, a reorganisation can make the chain shorter), and the head epoch that
+ * read started in (an amount read before the latest head may be stale).
+ */
+interface Known {
+  amount: bigint;
+  read: number;
+  epoch: number;
+  /** The block it was read at. */
+  block: number;
+}
+
+/**
+ * Spendable amounts (min(balanceOf, allowance to the vault relayer)). Reads for order creation arriving in
+ * the same tick share one head lookup and one JSON-RPC batch, and an amount already read at that head block
+ * is taken as it is (it cannot change within a block), so a burst of orders from the same owners reads each
+ * pair once per block. At every new head the pairs of open orders are read again, in
+ * one batched read. A pair that starts being tracked is read at once unless it was read since the latest
+ * head: its order may have just become open (a presignature, a trade reverted by a reorganisation) and
+ * must neither wait for the next block, which on a quiet dev chain may never come, nor be judged by an
+ * amount read before the chain last changed.
+ */
+export class ChainBalances implements SpendableBalances {
+  version = 0;
+  private readonly amounts = new Map<string, Known>();
+  private tracked: OwnerToken[] = [];
+  private pending: PendingRead[] = [];
+  private readonly listeners = new Set<() => void>();
+  /** Bumped at every new head. */
+  private epoch = 0;
+  private reads = 0;
+  /** Pairs to read as soon as the read in progress ends; reads never overlap, and requests coalesce. */
+  private readonly wanted = new Map<string, OwnerToken>();
+  private reading: Promise<void> | undefined;
+
+  constructor(
+    private readonly rpc: ChainRpc,
+    private readonly vaultRelayer: string,
+    private readonly logger: Logger,
+  ) {}
+
+  get(owner: string, token: string): bigint | undefined {
+    return this.amounts.get(ownerTokenKey(owner, token))?.amount;
+  }
+
+  fetch(owner: string, token: string): Promise<bigint> {
+    return new Promise((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(() => void this.flush());
+      this.pending.push({ pair: { owner, token }, resolve, reject });
+    });
+  }
+
+  /** The (owner, token) pairs read again at every new head. */
+  get trackedPairs(): readonly OwnerToken[] {
+    return this.tracked;
+  }
+
+  track(pairs: Iterable<readonly [string, string]>): void {
+    this.tracked = [...pairs].map(([owner, token]) => ({ owner, token }));
+    const stale = this.tracked.filter((p) => (this.amounts.get(ownerTokenKey(p.owner, p.token))?.epoch ?? -1) < this.epoch);
+    if (stale.length > 0) void this.request(stale);
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * A new head: reads every tracked pair again. Resolves when a read that started after this call has
+   * ended; a failed read keeps the amounts known so far.
+   */
+  refresh(): Promise<void> {
+    this.epoch++;
+    return this.request(this.tracked);
+  }
+
+  private request(pairs: readonly OwnerToken[]): Promise<void> {
+    for (const pair of pairs) this.wanted.set(ownerTokenKey(pair.owner, pair.token), pair);
+    this.reading ??= this.readWanted().finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  private async readWanted(): Promise<void> {
+    while (this.wanted.size > 0) {
+      const pairs = [...this.wanted.values()];
+      this.wanted.clear();
+      try {
+        await this.read(pairs);
+      } catch (err) {
+        this.logger.warn({ err: (err as Error).message, pairs: pairs.length }, 'balance refresh failed');
+      }
+    }
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      const block = await headNumber(this.rpc);
+      const current = (p: OwnerToken) => {
+        const known = this.amounts.get(ownerTokenKey(p.owner, p.token));
+        return known !== undefined && known.block === block && known.epoch === this.epoch;
+      };
+      const stale = batch.map((p) => p.pair).filter((p) => !current(p));
+      if (stale.length > 0) await this.read(stale, block);
+      for (const p of batch) p.resolve(this.amounts.get(ownerTokenKey(p.pair.owner, p.pair.token))!.amount);
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    }
+  }
+
+  /** Reads `pairs` at `block` (default: the head) and remembers them. */
+  private async read(pairs: readonly OwnerToken[], block?: number): Promise<void> {
+    const started = { read: ++this.reads, epoch: this.epoch };
+    const result = await readSpendable(this.rpc, this.vaultRelayer, pairs, { block });
+    let changed = false;
+    for (const [key, { spendable: amount }] of result.amounts) {
+      const known = this.amounts.get(key);
+      if (known && known.read > started.read) continue;
+      this.amounts.set(key, { amount, ...started, block: result.block });
+      if (known?.amount !== amount) changed = true;
+    }
+    if (changed) {
+      this.version++;
+      for (const listener of this.listeners) listener();
+    }
+  }
+}
+
+/** GET /tokens/{sellToken}/fee and the minimal fee of new orders, from FeeQuoter. */
+class ChainFees implements FeeQuotes {
+  constructor(private readonly quoter: FeeQuoter) {}
+
+  async quote(token: string): Promise<FeeInformation | null> {
+    const quote = await this.fresh(token);
+    if (!quote) return null;
+    return { expirationDate: quote.expirationDate.toISOString(), minimalFee: quote.minimalFee.toString(), feeRatio: quote.feeRatio };
+  }
+
+  async minimalFee(token: string): Promise<bigint | null> {
+    const quote = this.quoter.lowestValidQuote(token) ?? (await this.fresh(token));
+    return quote ? quote.minimalFee : null;
+  }
+
+  /** The price now, kept as no fee quote (quotes of today's API do not lower the seed's minimal fee). */
+  async nativePrice(
+    token: string,
+    withGasPrice: boolean,
+  ): Promise<{ price: { numerator: bigint; denominator: bigint }; gasPrice: bigint | null } | null> {
+    if (!this.quoter.hasPriceSource(token)) return null;
+    const result = await this.quoter.price(token, withGasPrice);
+    return result.priced ? { price: { numerator: result.price.numerator, denominator: result.price.denominator }, gasPrice: result.gasPrice } : null;
+  }
+
+  /** A new quote for `token`; null when nothing prices it. */
+  private async fresh(token: string): Promise<FeeQuote | null> {
+    if (!this.quoter.hasPriceSource(token)) return null;
+    const result = await this.quoter.quote(token);
+    return result.priceable ? result.quote : null;
+  }
+}
+
+export interface LiveChain extends ChainContext {
+  rpc: ChainRpc;
+  deployment: SettlementDeployment;
+  heads: HeadSource;
+  balances: ChainBalances;
+  stop(): void;
+}
+
+export interface ChainOptions {
+  network: Network;
+  config: OrderbookConfig;
+  logger: Logger;
+}
+
+async function settlementOf(rpc: ChainRpc, network: Network, config: OrderbookConfig): Promise<SettlementDeployment> {
+  if (config.settlementContract) return resolveSettlement(rpc, config.settlementContract);
+  return network.anvil ? bootstrapDevChain(rpc) : resolveSettlement(rpc, CANONICAL_SETTLEMENT);
+}
+
+export async function openChain({ network, config, logger }: ChainOptions): Promise<LiveChain> {
+  const log = logger.child({ component: 'orderbook-chain', network: network.name });
+  const rpc = chainRpcOverPool(network.pool);
+  const deployment = await settlementOf(rpc, network, config);
+  // A restarted embedded anvil is a new, empty chain: deploy the contracts again (same addresses).
+  network.anvil?.on('restarted', () => {
+    settlementOf(rpc, network, config).then(
+      () => log.warn('embedded chain restarted empty: dev contracts deployed again'),
+      (err: Error) => log.error({ err: err.message }, 'dev chain bootstrap after restart failed'),
+    );
+  });
+  // Balances are read again at each new block of the gateway's head tracker (no polling of its own).
+  const heads: HeadSource = network.tracker;
+  const balances = new ChainBalances(rpc, deployment.vaultRelayer, log);
+  const stopHeads = heads.onBlock(() => void balances.refresh());
+  const quoter = new FeeQuoter(rpc, config);
+  log.info({ settlement: deployment.settlement, vaultRelayer: deployment.vaultRelayer }, 'settlement contract');
+  return {
+    chainId: deployment.chainId,
+    settlement: deployment.settlement,
+    vaultRelayer: deployment.vaultRelayer,
+    eip1271: (owner, digest, signature) => isValidEip1271Signature(rpc, owner, digest, signature),
+    fees: new ChainFees(quoter),
+    balances,
+    headBlock: () => heads.latest?.number ?? null,
+    rpc,
+    deployment,
+    heads,
+    stop: () => void stopHeads(),
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * One worker of a parallel replay (replay.ts): folds its share of the log's streams into memory with the
+ * order book's projections, says how many events it read, then sends each read model's (key, document
+ * hash) pairs in key order for the main thread to merge into digests.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { openEventStore, type EventStoreOptions, type StreamPartition } from '../store/index.js';
+import { MemoryReadModelStore } from './models/memory.js';
+import { areTwins } from './models/fold.js';
+import { foldLog } from './rebuild.js';
+import { documentHash } from './digest.js';
+import { projections } from './projections/index.js';
+
+export interface ReplayJob {
+  store: EventStoreOptions;
+  /** Replay the log up to this position. */
+  to: number;
+  partition: StreamPartition;
+}
+
+/** A read model's document keys in key order, with each document's hash. */
+type Hashes = { keys: string[]; hashes: string[] };
+
+export type ReplayMessage =
+  | { kind: 'folded'; events: number }
+  | { kind: 'hashes'; models: Record<string, Hashes> };
+
+// Large pages: fewer round trips into SQLite and fewer steps; a page is a few tens of megabytes at most.
+const PAGE = 50_000;
+
+async function run({ store: options, to, partition }: ReplayJob): Promise<void> {
+  const log = await openEventStore(options);
+  try {
+    const target = new MemoryReadModelStore();
+    for (const projection of projections) await target.prepare(projection);
+    const { events } = await foldLog(log, target, projections, to, { page: PAGE, partition });
+    parentPort!.postMessage({ kind: 'folded', events } satisfies ReplayMessage);
+
+    // Twin read models (orders, solvable_orders) hold the same documents: hash them once.
+    const models: Record<string, Hashes> = {};
+    for (const [i, projection] of projections.entries()) {
+      const twin = projections.slice(0, i).find((earlier) => areTwins(earlier, projection));
+      if (twin) {
+        models[projection.name] = models[twin.name];
+        continue;
+      }
+      const hashed: Hashes = { keys: [], hashes: [] };
+      await target.snapshot(projection.name, (key, doc) => {
+        hashed.keys.push(key);
+        hashed.hashes.push(documentHash(doc));
+      });
+      models[projection.name] = hashed;
+    }
+    parentPort!.postMessage({ kind: 'hashes', models } satisfies ReplayMessage);
+  } finally {
+    await log.close();
+  }
+}
+
+await run(workerData as ReplayJob);
