@@ -1,6 +1,7 @@
 /**
- * The one Ajv instance: every JSON Schema under schemas/ is loaded once, by its $id, and validators are
- * compiled on first use. Callers name a schema by its path under schemas/ plus an optional JSON pointer.
+ * The one Ajv instance: every JSON Schema under schemas/ is loaded by its $id on the first use of any of
+ * them (nothing is read at import), and validators are compiled on first use. Callers name a schema by its
+ * path under schemas/ plus an optional JSON pointer.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,19 +12,25 @@ import { repoPath } from './paths.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const BASE_ID = 'https://ethgate.dev/schemas/';
 
-// strictTuples is off because JSON-RPC params are tuples with optional trailing items (eth_call's block and
-// overrides): prefixItems + maxItems + items:false says exactly that, which strict tuple mode refuses.
-const ajv = new Ajv2020({ allErrors: false, verbose: true, strict: true, strictTuples: false, allowUnionTypes: true });
-addFormats(ajv);
+let loaded: Ajv2020 | undefined;
 
-function load(dir: string): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) load(path);
-    else if (entry.name.endsWith('.json')) ajv.addSchema(JSON.parse(readFileSync(path, 'utf8')));
-  }
+/** The Ajv instance holding every schema under schemas/, made on first use. */
+function schemas(): Ajv2020 {
+  if (loaded) return loaded;
+  // strictTuples is off because JSON-RPC params are tuples with optional trailing items (eth_call's block
+  // and overrides): prefixItems + maxItems + items:false says exactly that, which strict tuple mode refuses.
+  const ajv = new Ajv2020({ allErrors: false, verbose: true, strict: true, strictTuples: false, allowUnionTypes: true });
+  addFormats(ajv);
+  const load = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) load(path);
+      else if (entry.name.endsWith('.json')) ajv.addSchema(JSON.parse(readFileSync(path, 'utf8')));
+    }
+  };
+  load(repoPath('schemas'));
+  return (loaded = ajv);
 }
-load(repoPath('schemas'));
 
 const compiled = new Map<string, ValidateFunction>();
 
@@ -31,7 +38,7 @@ const compiled = new Map<string, ValidateFunction>();
 export function validator<T = unknown>(ref: string): ValidateFunction<T> {
   let fn = compiled.get(ref);
   if (!fn) {
-    fn = ajv.getSchema(BASE_ID + ref);
+    fn = schemas().getSchema(BASE_ID + ref);
     if (!fn) throw new Error(`no schema ${ref} under schemas/`);
     compiled.set(ref, fn);
   }
@@ -40,7 +47,7 @@ export function validator<T = unknown>(ref: string): ValidateFunction<T> {
 
 /** Whether schemas/<file> defines `#/$defs/<name>` (used to find per-method params schemas). */
 export function hasDefinition(file: string, name: string): boolean {
-  const schema = ajv.getSchema(BASE_ID + file)?.schema as { $defs?: Record<string, unknown> } | undefined;
+  const schema = schemas().getSchema(BASE_ID + file)?.schema as { $defs?: Record<string, unknown> } | undefined;
   return Boolean(schema?.$defs && Object.hasOwn(schema.$defs, name));
 }
 
@@ -84,7 +91,7 @@ export function inlinedSchema(ref: string): Record<string, unknown> {
     const object = node as Record<string, unknown>;
     if (typeof object.$ref === 'string') {
       const target = new URL(object.$ref, base).href;
-      const schema = ajv.getSchema(target)?.schema;
+      const schema = schemas().getSchema(target)?.schema;
       if (schema === undefined) throw new Error(`unresolvable $ref ${target}`);
       const { $ref: _ref, ...siblings } = object;
       return { ...(resolve(schema, target) as object), ...(resolve(siblings, base) as object) };
@@ -97,7 +104,7 @@ export function inlinedSchema(ref: string): Record<string, unknown> {
     return out;
   };
   const url = BASE_ID + ref;
-  const schema = ajv.getSchema(url)?.schema;
+  const schema = schemas().getSchema(url)?.schema;
   if (schema === undefined) throw new Error(`no schema ${ref} under schemas/`);
   return resolve(schema, url) as Record<string, unknown>;
 }

@@ -2,17 +2,15 @@
  * What the GPv2Settlement contract signs and hashes (GPv2Signing, GPv2Order): the EIP-712 domain, the order
  * struct hash and signing digest, the cancellation digest, the ethsign digest and the 56-byte order UID.
  *
- * The order struct hash is computed over the ABI-encoded words with ethers' keccak256 rather than with
- * ethers' generic TypedDataEncoder, which walks the type description for every order and costs several
- * times more per order (bench/signing.ts measures both); test/orderbook/domain/eip712.test.ts proves the two
- * equal, and the digest equal to TypedDataEncoder.hash. Hashing goes through the native keccak binding
- * (native-keccak.ts).
+ * The order struct hash is computed over the ABI-encoded words rather than with ethers' generic
+ * TypedDataEncoder, which walks the type description for every order and costs several times more per order
+ * (bench/signing.ts measures both); test/orderbook/domain/eip712.test.ts proves the two equal, and the digest
+ * equal to TypedDataEncoder.hash. The hashes of intake go through the native keccak binding
+ * (native-keccak.ts); the type hashes, made once, through ethers.
  */
 import { hexBytes, bytesHex } from './hex.js';
-import { TypedDataEncoder, ZeroAddress, getBytes, hexlify, id, keccak256, toBeArray, type TypedDataDomain } from 'ethers';
-import { installNativeKeccak } from './native-keccak.js';
-
-installNativeKeccak();
+import { TypedDataEncoder, ZeroAddress, getBytes, hexlify, id, toBeArray, type TypedDataDomain } from 'ethers';
+import { keccakHex } from './native-keccak.js';
 
 export type OrderKind = 'sell' | 'buy';
 export type SellTokenBalance = 'erc20' | 'external' | 'internal';
@@ -111,7 +109,7 @@ export function orderStructHash(order: OrderData): string {
   putUint(words, 10, order.partiallyFillable ? 1 : 0);
   words.set(STRING_HASHES[order.sellTokenBalance], 11 * WORD);
   words.set(STRING_HASHES[order.buyTokenBalance], 12 * WORD);
-  return keccak256(words);
+  return keccakHex(words);
 }
 
 /** keccak256("\x19\x01" ‖ domainSeparator ‖ structHash): what an eip712 signature signs. */
@@ -121,7 +119,7 @@ function typedDataDigest(separator: string, structHash: string): string {
   message[1] = 0x01;
   message.set(hexBytes(separator), 2);
   message.set(hexBytes(structHash), 34);
-  return keccak256(message);
+  return keccakHex(message);
 }
 
 /** The order's signing digest: the first 32 bytes of its UID, and what eip712 and eip1271 signatures sign. */
@@ -133,8 +131,8 @@ export function orderDigest(separator: string, order: OrderData): string {
 export function cancellationDigest(separator: string, orderUid: string): string {
   const words = new Uint8Array(2 * WORD);
   words.set(getBytes(CANCELLATION_TYPE_HASH), 0);
-  words.set(getBytes(keccak256(orderUid)), WORD);
-  return typedDataDigest(separator, keccak256(words));
+  words.set(getBytes(keccakHex(getBytes(orderUid))), WORD);
+  return typedDataDigest(separator, keccakHex(words));
 }
 
 /** The digest of `OrderCancellations(bytes[] orderUids)` that a bulk cancellation signs (rare: ethers' encoder). */
@@ -149,7 +147,7 @@ export function ethSignDigest(digest: string): string {
   const message = new Uint8Array(ETH_SIGN_PREFIX.length + WORD);
   message.set(ETH_SIGN_PREFIX, 0);
   message.set(hexBytes(digest), ETH_SIGN_PREFIX.length);
-  return keccak256(message);
+  return keccakHex(message);
 }
 
 export const ORDER_UID_BYTES = 56;

@@ -1,16 +1,28 @@
 /**
- * The order book's one error type. Everything the order book refuses is an OrderbookError carrying the HTTP
- * status and the CoW Protocol order book's `{errorType, description}` body; the API layer turns it into a
- * response in one place. The errorTypes are CoW's where CoW has one (OrderPostError, OrderCancellationError);
- * `InvalidOrderData` (a present field with a malformed value) is ours, beside CoW's `MissingOrderData`.
+ * The order book's one error type, a value without HTTP: everything the order book refuses is an
+ * OrderbookError with a `kind` (why it is refused) and the CoW Protocol order book's `{errorType, description}`.
+ * The API layer maps kinds to statuses in one place (api/errors.ts), as CoW services map their domain error
+ * enums in crates/orderbook/src/api. The errorTypes are CoW's where CoW has one (OrderPostError,
+ * OrderCancellationError); `InvalidOrderData` (a present field with a malformed value) is ours, beside CoW's
+ * `MissingOrderData`.
  */
 import type { ErrorObject } from 'ajv';
 import type { OrderbookErrorBody } from '../../generated/orderbook/error.js';
 import { describeError } from '../../schemas.js';
 
+/**
+ * - rejected: the request breaks a rule of the order book (a malformed field, a bad signature, a duplicate);
+ * - notFound: it names an order, quote, price or route that does not exist;
+ * - unauthorized: a cancellation signed by someone other than the order's owner;
+ * - rateLimited: too many requests from this client;
+ * - unavailable: a read that could not settle while the log kept moving (try again);
+ * - internal: the order book's own failure (no detail goes to the client).
+ */
+export type OrderbookErrorKind = 'rejected' | 'notFound' | 'unauthorized' | 'rateLimited' | 'unavailable' | 'internal';
+
 export class OrderbookError extends Error {
   constructor(
-    readonly status: number,
+    readonly kind: OrderbookErrorKind,
     readonly errorType: string,
     readonly description: string,
   ) {
@@ -23,7 +35,7 @@ export class OrderbookError extends Error {
   }
 }
 
-const badRequest = (errorType: string, description: string) => new OrderbookError(400, errorType, description);
+const badRequest = (errorType: string, description: string) => new OrderbookError('rejected', errorType, description);
 
 export const orderbookErrors = {
   // The body or a path parameter does not have the documented shape.
@@ -66,9 +78,9 @@ export const orderbookErrors = {
     ),
 
   // Cancellation (CoW's OrderCancellationError).
-  orderNotFound: () => new OrderbookError(404, 'OrderNotFound', 'order not found'),
+  orderNotFound: () => new OrderbookError('notFound', 'OrderNotFound', 'order not found'),
   cancellationWrongOwner: () =>
-    new OrderbookError(401, 'WrongOwner', "the cancellation is signed by someone other than the order's owner"),
+    new OrderbookError('unauthorized', 'WrongOwner', "the cancellation is signed by someone other than the order's owner"),
   alreadyCancelled: () => badRequest('AlreadyCancelled', 'order is already cancelled'),
   orderFullyExecuted: () => badRequest('OrderFullyExecuted', 'order is fully executed'),
   orderExpired: () => badRequest('OrderExpired', 'order is expired'),
@@ -81,7 +93,7 @@ export const orderbookErrors = {
     badRequest('AppDataHashMismatch', `appDataHash ${expected} is not the keccak256 ${actual} of the app data`),
   quoteNotFound: (id: number) => badRequest('QuoteNotFound', `quote ${id} not found`),
   invalidQuote: (detail: string) => badRequest('InvalidQuote', detail),
-  noLiquidity: (token: string) => new OrderbookError(404, 'NoLiquidity', `no price for token ${token}`),
+  noLiquidity: (token: string) => new OrderbookError('notFound', 'NoLiquidity', `no price for token ${token}`),
   sellAmountDoesNotCoverFee: (fee: bigint) =>
     badRequest('SellAmountDoesNotCoverFee', `the sell amount does not cover the fee of ${fee}`),
   invalidLimit: (detail: string) => badRequest('InvalidLimit', detail),
@@ -94,7 +106,9 @@ export const orderbookErrors = {
     badRequest('InvalidAppDataHash', `"${value.slice(0, 80)}" is not an app data hash (0x + 64 hex digits)`),
 
   // Generic answers.
-  notFound: (what: string) => new OrderbookError(404, 'NotFound', `${what} not found`),
-  tooManyRequests: (detail: string) => new OrderbookError(429, 'TooManyRequests', detail),
-  internal: () => new OrderbookError(500, 'InternalServerError', 'internal server error'),
+  notFound: (what: string) => new OrderbookError('notFound', 'NotFound', `${what} not found`),
+  tooManyRequests: (detail: string) => new OrderbookError('rateLimited', 'TooManyRequests', detail),
+  /** A read that could not settle while the log kept moving: the client may try again. */
+  unsettled: (detail: string) => new OrderbookError('unavailable', 'ServiceUnavailable', detail),
+  internal: () => new OrderbookError('internal', 'InternalServerError', 'internal server error'),
 };

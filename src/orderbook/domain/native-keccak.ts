@@ -1,30 +1,34 @@
 /**
- * Makes ethers' keccak256 use the native keccak binding (the `keccak` package, from the authors of the
- * `secp256k1` binding) instead of its pure-JS implementation, through ethers' own `keccak256.register`
- * hook. Every order costs four keccaks (struct hash, digest, ethsign prefix or UID checks, the recovered
- * public key); on this project's machines the native one is about five times faster, which is most of
- * the hashing cost of order intake (bench/signing.ts measures it). Results are the same: ethers hashes
- * through whatever is registered, and the tests check known vectors after registration.
+ * keccak256 through the native binding (the `keccak` package, from the authors of the `secp256k1` binding)
+ * for the hashes of order intake: every order costs four (struct hash, digest, ethsign prefix or UID checks,
+ * the recovered public key), and the native one is several times faster than ethers' pure-JS keccak
+ * (bench/signing.ts measures both). A plain function used where intake hashes: importing this module changes
+ * nothing for anyone else (ethers' own keccak256 is left as it is), and the binding is loaded on first use.
+ * test/orderbook/domain/eip712.test.ts checks it against ethers' keccak256 on known vectors.
  */
 import { createRequire } from 'node:module';
-import { keccak256 } from 'ethers';
 
 interface KeccakHash {
   update(data: Buffer): KeccakHash;
-  digest(): Uint8Array;
+  digest(): Buffer;
 }
 
-// The native binding itself, not the package's main entry that falls back to pure JS without a word.
-const createKeccak = createRequire(import.meta.url)('keccak/bindings') as (algorithm: 'keccak256') => KeccakHash;
+type CreateKeccak = (algorithm: 'keccak256') => KeccakHash;
 
-let installed = false;
+let createKeccak: CreateKeccak | undefined;
 
-/** Registers the native keccak with ethers once per process; later calls do nothing. */
-export function installNativeKeccak(): void {
-  if (installed) return;
+/** The native binding itself, not the package's main entry that falls back to pure JS without a word. */
+function binding(): CreateKeccak {
+  return (createKeccak ??= createRequire(import.meta.url)('keccak/bindings') as CreateKeccak);
+}
+
+/** keccak256 of `data` as 32 bytes. */
+export function keccakBytes(data: Uint8Array): Uint8Array {
   // The binding takes Buffers only: a view of the same memory, not a copy.
-  keccak256.register((data: Uint8Array) =>
-    createKeccak('keccak256').update(Buffer.from(data.buffer, data.byteOffset, data.byteLength)).digest(),
-  );
-  installed = true;
+  return binding()('keccak256').update(Buffer.from(data.buffer, data.byteOffset, data.byteLength)).digest();
+}
+
+/** keccak256 of `data` as 0x-prefixed lowercase hex, as ethers' keccak256 answers. */
+export function keccakHex(data: Uint8Array): string {
+  return '0x' + (keccakBytes(data) as Buffer).toString('hex');
 }

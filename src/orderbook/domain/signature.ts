@@ -8,13 +8,20 @@
  * is no signer at all. Signatures are stored normalised to v 27/28, as the contract needs them.
  */
 import { createRequire } from 'node:module';
-import { keccak256 } from 'ethers';
 import { hexBytes, bytesHex } from './hex.js';
 import { ethSignDigest } from './eip712.js';
+import { keccakBytes } from './native-keccak.js';
 
-// The native binding itself: the package's main entry silently falls back to a pure-JS implementation
-// about twenty times slower when the binding fails to load, and we would rather fail at start-up.
-const secp256k1 = createRequire(import.meta.url)('secp256k1/bindings') as typeof import('secp256k1');
+type Secp256k1 = typeof import('secp256k1');
+let secp256k1: Secp256k1 | undefined;
+
+/**
+ * The native binding itself, loaded on first use: the package's main entry silently falls back to a pure-JS
+ * implementation many times slower when the binding fails to load, and we would rather fail loudly.
+ */
+function native(): Secp256k1 {
+  return (secp256k1 ??= createRequire(import.meta.url)('secp256k1/bindings') as Secp256k1);
+}
 
 export type SigningScheme = 'eip712' | 'ethsign' | 'eip1271' | 'presign';
 export type EcdsaSigningScheme = 'eip712' | 'ethsign';
@@ -41,12 +48,12 @@ export function recoverAddress(digest: string, signature: string): string | null
   if (!bytes) return null;
   let publicKey: Uint8Array;
   try {
-    publicKey = secp256k1.ecdsaRecover(bytes.subarray(0, 64), bytes[64] - 27, hexBytes(digest), false);
+    publicKey = native().ecdsaRecover(bytes.subarray(0, 64), bytes[64] - 27, hexBytes(digest), false);
   } catch {
     return null; // r or s out of range, or no curve point for r
   }
   // The address is the last 20 bytes of the keccak of the 64-byte public key (without the 0x04 prefix).
-  return '0x' + keccak256(publicKey.subarray(1)).slice(-40);
+  return bytesHex(keccakBytes(publicKey.subarray(1)).subarray(12));
 }
 
 /** The signer of an eip712 or ethsign signature of an EIP-712 `digest` (order or cancellation), or null. */

@@ -7,7 +7,7 @@ import type { EventStoreOptions } from '../store/index.js';
 import type { ReplayVerification } from '../../generated/orderbook/replay-verification.js';
 import type { OrderBook } from '../orderbook.js';
 import { replayOrderbook } from '../read/replay.js';
-import { OrderbookError } from '../domain/errors.js';
+import { orderbookErrors } from '../domain/errors.js';
 
 /** Tries to find a moment when every live read model is at the same position. */
 const ATTEMPTS = 20;
@@ -52,6 +52,6 @@ export class ReplayVerifier {
         projections,
       };
     }
-    throw new OrderbookError(503, 'ServiceUnavailable', 'the read models kept moving during the replay; try again');
+    throw orderbookErrors.unsettled('the read models kept moving during the replay; try again');
   }
 }

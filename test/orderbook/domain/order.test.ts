@@ -3,6 +3,7 @@ import { Wallet } from 'ethers';
 import type { OrderCreation } from '../../../src/generated/orderbook/order-creation.js';
 import { domainSeparator, gpv2Domain, orderDigest, unpackOrderUid } from '../../../src/orderbook/domain/eip712.js';
 import { OrderbookError, orderbookErrors } from '../../../src/orderbook/domain/errors.js';
+import { statusOf } from '../../../src/orderbook/api/errors.js';
 import { verifyCancellation } from '../../../src/orderbook/domain/cancellation.js';
 import {
   UINT256_MAX,
@@ -39,7 +40,7 @@ function assertRefused(fn: () => unknown, status: number, errorType: string, des
   }
   assert.ok(caught instanceof OrderbookError, `expected ${errorType}, got ${String(caught)}`);
   assert.equal(caught.errorType, errorType, caught.description);
-  assert.equal(caught.status, status);
+  assert.equal(statusOf(caught), status);
   assert.ok(caught.description.length > 0);
   if (description) assert.match(caught.description, description);
   assert.deepEqual(caught.toBody(), { errorType, description: caught.description });
@@ -286,12 +287,12 @@ describe('orderbook UIDs and cancellations', () => {
 
   it('has the documented status for every error factory', () => {
     const statuses: Record<string, number> = {
-      OrderNotFound: orderbookErrors.orderNotFound().status,
-      NotFound: orderbookErrors.notFound('token').status,
-      WrongOwner: orderbookErrors.cancellationWrongOwner().status,
-      TooManyRequests: orderbookErrors.tooManyRequests('slow down').status,
-      InternalServerError: orderbookErrors.internal().status,
-      DuplicatedOrder: orderbookErrors.duplicatedOrder().status,
+      OrderNotFound: statusOf(orderbookErrors.orderNotFound()),
+      NotFound: statusOf(orderbookErrors.notFound('token')),
+      WrongOwner: statusOf(orderbookErrors.cancellationWrongOwner()),
+      TooManyRequests: statusOf(orderbookErrors.tooManyRequests('slow down')),
+      InternalServerError: statusOf(orderbookErrors.internal()),
+      DuplicatedOrder: statusOf(orderbookErrors.duplicatedOrder()),
     };
     assert.deepEqual(statuses, {
       OrderNotFound: 404,

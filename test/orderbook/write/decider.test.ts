@@ -22,6 +22,7 @@ import {
 import { verifyCancellation } from '../../../src/orderbook/domain/cancellation.js';
 import { domainSeparator, gpv2Domain } from '../../../src/orderbook/domain/eip712.js';
 import { OrderbookError } from '../../../src/orderbook/domain/errors.js';
+import { statusOf } from '../../../src/orderbook/api/errors.js';
 import { validateOrderCreation, type ValidatedOrder } from '../../../src/orderbook/domain/order.js';
 import { signCancellation, signOrder, type OrderParams } from '../../support/orders.js';
 import { DEV_KEYS } from '../../support/vectors.js';
@@ -58,7 +59,7 @@ class Stream {
     const before = this.events.length;
     assert.throws(
       () => this.run(command),
-      (err: unknown) => err instanceof OrderbookError && err.status === status && err.errorType === errorType,
+      (err: unknown) => err instanceof OrderbookError && statusOf(err) === status && err.errorType === errorType,
       errorType,
     );
     assert.equal(this.events.length, before, 'a refused command appends nothing');

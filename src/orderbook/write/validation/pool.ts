@@ -105,8 +105,8 @@ export class ValidationPool {
       this.pending.delete(outcome.id);
       if ('order' in outcome) pending.resolve(outcome.order);
       else if ('refusal' in outcome) {
-        const { status, errorType, description } = outcome.refusal;
-        pending.reject(new OrderbookError(status, errorType, description));
+        const { kind, errorType, description } = outcome.refusal;
+        pending.reject(new OrderbookError(kind, errorType, description));
       } else pending.reject(new Error(`order validation failed: ${outcome.fault}`));
     }
   }
