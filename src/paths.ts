@@ -16,8 +16,8 @@ function findRoot(): string {
   return dir;
 }
 
-const root = findRoot();
+let root: string | undefined;
 
 export function repoPath(...parts: string[]): string {
-  return join(root, ...parts);
+  return join((root ??= findRoot()), ...parts);
 }

@@ -34,15 +34,35 @@ function schemas(): Ajv2020 {
 
 const compiled = new Map<string, ValidateFunction>();
 
-/** `validator('jsonrpc/request.schema.json')` or `validator('jsonrpc/method-params.schema.json#/$defs/eth_call')`. */
-export function validator<T = unknown>(ref: string): ValidateFunction<T> {
+function compiledValidator(ref: string): ValidateFunction {
   let fn = compiled.get(ref);
   if (!fn) {
     fn = schemas().getSchema(BASE_ID + ref);
     if (!fn) throw new Error(`no schema ${ref} under schemas/`);
     compiled.set(ref, fn);
   }
-  return fn as ValidateFunction<T>;
+  return fn;
+}
+
+/** A schema's check: true when `data` is valid; otherwise `errors` says why (Ajv's errors). */
+export interface Validator<T> {
+  (data: unknown): data is T;
+  errors?: ErrorObject[] | null;
+}
+
+/**
+ * `validator('jsonrpc/request.schema.json')` or `validator('jsonrpc/method-params.schema.json#/$defs/eth_call')`.
+ * Modules keep their validators as constants: the schema is found and compiled at the first check, not here.
+ */
+export function validator<T = unknown>(ref: string): Validator<T> {
+  let fn: ValidateFunction | undefined;
+  const check = ((data: unknown): boolean => {
+    fn ??= compiledValidator(ref);
+    const valid = fn(data);
+    check.errors = fn.errors;
+    return valid;
+  }) as Validator<T>;
+  return check;
 }
 
 /** Whether schemas/<file> defines `#/$defs/<name>` (used to find per-method params schemas). */

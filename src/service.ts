@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { logger } from './logger.js';
+import { collectProcessMetrics } from './metrics.js';
 import { Gateway } from './gateway/gateway.js';
 import { WebSocketChannel } from './gateway/channels/websocket.js';
 import { createMainServer, createNetworkServer, sendOrderbookError, type ServerParts, type HealthReport } from './http/server.js';
@@ -50,6 +51,7 @@ const ORDERBOOK_OFF: OrderbookStatus = { state: 'down', reason: 'off (ORDERBOOK=
 
 export async function startService(config: Config): Promise<Service> {
   const log = logger.child({ component: 'service' });
+  collectProcessMetrics();
   let gateway: Gateway | undefined;
   let books: OrderbookSupervisor | undefined;
   const parts: ServerParts = {

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { repoPath } from '../paths.js';
-import { LOCAL_ARTIFACTS_DIR, type LocalArtifact } from '../devchain/artifacts.js';
+import { localArtifactsDir, type LocalArtifact } from '../devchain/artifacts.js';
 
 const require = createRequire(import.meta.url);
 
@@ -46,7 +46,7 @@ function inputHash(sources: Record<string, { content: string }>, compiler: strin
 /** Each contracts/<Name>.sol defines the contract <Name> (plus, at most, interfaces it calls). */
 function upToDate(sources: Record<string, { content: string }>, hash: string): boolean {
   return Object.keys(sources).every((file) => {
-    const path = join(LOCAL_ARTIFACTS_DIR, file.replace(/\.sol$/, '.json'));
+    const path = join(localArtifactsDir(), file.replace(/\.sol$/, '.json'));
     if (!existsSync(path)) return false;
     return (JSON.parse(readFileSync(path, 'utf8')) as LocalArtifact).inputHash === hash;
   });
@@ -64,7 +64,7 @@ export function compileContracts(): { compiled: string[]; skipped: boolean } {
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
 
-  mkdirSync(LOCAL_ARTIFACTS_DIR, { recursive: true });
+  mkdirSync(localArtifactsDir(), { recursive: true });
   const compiled: string[] = [];
   for (const [sourceName, contracts] of Object.entries(output.contracts ?? {})) {
     for (const [contractName, contract] of Object.entries(contracts)) {
@@ -78,7 +78,7 @@ export function compileContracts(): { compiled: string[]; skipped: boolean } {
         bytecode: `0x${contract.evm.bytecode.object}`,
         deployedBytecode: `0x${contract.evm.deployedBytecode.object}`,
       };
-      writeFileSync(join(LOCAL_ARTIFACTS_DIR, `${contractName}.json`), JSON.stringify(artifact, null, 2) + '\n');
+      writeFileSync(join(localArtifactsDir(), `${contractName}.json`), JSON.stringify(artifact, null, 2) + '\n');
       compiled.push(contractName);
     }
   }

@@ -35,7 +35,10 @@ export type Gpv2ContractName =
   | 'EIP1271Verifier';
 export type LocalContractName = 'TestERC20' | 'TestEip1271Wallet' | 'TestUniswapV2Pair';
 
-export const LOCAL_ARTIFACTS_DIR = repoPath('dist', 'contracts');
+/** Where `npm run build` writes the artifacts of contracts/ (src/cli/compile-contracts.ts). */
+export function localArtifactsDir(): string {
+  return repoPath('dist', 'contracts');
+}
 
 const cache = new Map<string, Artifact>();
 
@@ -63,7 +66,7 @@ export function gpv2Artifact(name: Gpv2ContractName): Artifact {
 export function localArtifact(name: LocalContractName): Artifact {
   let artifact = cache.get(name);
   if (!artifact) {
-    const path = join(LOCAL_ARTIFACTS_DIR, `${name}.json`);
+    const path = join(localArtifactsDir(), `${name}.json`);
     if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build\` to compile contracts/`);
     artifact = checked(JSON.parse(readFileSync(path, 'utf8')) as Artifact, path);
     cache.set(name, artifact);

@@ -4,8 +4,7 @@
  */
 import type { JsonRpcRequest } from '../generated/jsonrpc/request.js';
 import type { JsonRpcResponse, JsonRpcErrorObject } from '../generated/jsonrpc/response.js';
-import type { ValidateFunction } from 'ajv';
-import { validator, hasDefinition, describeError } from '../schemas.js';
+import { validator, hasDefinition, describeError, type Validator } from '../schemas.js';
 import { rpcErrors, RpcError } from './errors.js';
 import { jsonDepthWithin, tooDeepMessage } from '../http/json-depth.js';
 
@@ -69,9 +68,9 @@ export function checkEnvelope(value: unknown): CheckedRequest {
 }
 
 /** Params validators of the methods that have one (a fixed set: names chosen by clients are not kept). */
-const paramsValidators = new Map<string, ValidateFunction>();
+const paramsValidators = new Map<string, Validator<unknown>>();
 
-function paramsValidator(method: string): ValidateFunction | undefined {
+function paramsValidator(method: string): Validator<unknown> | undefined {
   let validate = paramsValidators.get(method);
   if (validate === undefined && hasDefinition(PARAMS_FILE, method)) {
     validate = validator(`${PARAMS_FILE}#/$defs/${method}`);

@@ -18,6 +18,7 @@ import {
   parseTradesV2Query,
   parseTxHash,
   type BodyLimits,
+  parseStreamRequest,
 } from './params.js';
 import { serviceVersion } from './version.js';
 import { openApiDocument } from './openapi.js';
@@ -163,7 +164,9 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
     ctx.body = book.domain();
   });
 
-  router.get('/events/stream', (ctx) => serveEventStream(ctx, live.feed, live.limits));
+  router.get('/events/stream', (ctx) =>
+    serveEventStream(ctx, parseStreamRequest(ctx.query, ctx.get('Last-Event-ID') || undefined), live.feed, live.limits),
+  );
 
   router.get('/solver/stream', (ctx) => serveSolverStream(ctx, live.solverViews, live.limits));
 

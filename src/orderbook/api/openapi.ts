@@ -46,14 +46,8 @@ function queryParameters(file: string): object[] {
   }));
 }
 
-const uidParameter = {
-  name: 'UID',
-  in: 'path',
-  required: true,
-  schema: inlinedSchema('orderbook/primitives.schema.json#/$defs/orderUid'),
-};
-
 const primitive = (name: string) => inlinedSchema(`orderbook/primitives.schema.json#/$defs/${name}`);
+const uidParameter = () => ({ name: 'UID', in: 'path', required: true, schema: primitive('orderUid') });
 const pathParameter = (name: string, primitiveName: string) => ({ name, in: 'path', required: true, schema: primitive(primitiveName) });
 
 /** The endpoints of today's CoW API beside the seed's (docs/orderbook-api.md). */
@@ -100,7 +94,7 @@ function todaysPaths(): Record<string, object> {
       },
     },
     '/api/v1/orders/{UID}/status': {
-      parameters: [uidParameter],
+      parameters: [uidParameter()],
       get: {
         summary: 'The order status as the competition sees it.',
         responses: { 200: { description: 'Status', ...json(ref('CompetitionOrderStatus')) }, 400: error('Bad UID'), 404: error('OrderNotFound') },
@@ -193,7 +187,7 @@ export function openApiDocument(): object {
       },
       ...todaysPaths(),
       '/api/v1/orders/{UID}': {
-        parameters: [uidParameter],
+        parameters: [uidParameter()],
         get: {
           summary: 'One order.',
           responses: { 200: { description: 'The order', ...json(ref('Order')) }, 400: error('Bad UID'), 404: error('OrderNotFound') },
@@ -210,7 +204,7 @@ export function openApiDocument(): object {
         },
       },
       '/api/v1/orders/{UID}/events': {
-        parameters: [uidParameter],
+        parameters: [uidParameter()],
         get: {
           summary: "The order's events, oldest first (for auditors).",
           responses: { 200: { description: 'Events', ...json(arrayOf('StoredEvent')) }, 404: error('OrderNotFound') },

@@ -11,6 +11,8 @@ import type { TradesV2Query } from '../../generated/orderbook/queries/trades-v2-
 import type { PageQuery } from '../../generated/orderbook/queries/page-query.js';
 import type { OrderUids } from '../../generated/orderbook/order-uids.js';
 import type { OrdersFilter, PageFilter, TradesFilter } from '../orderbook.js';
+import type { EventStreamQuery } from '../../generated/orderbook/queries/event-stream-query.js';
+import type { StreamRequest } from '../live/event-stream.js';
 
 const ordersQuery = validator<OrdersQuery>('orderbook/queries/orders-query.schema.json');
 const tradesQuery = validator<TradesQuery>('orderbook/queries/trades-query.schema.json');
@@ -18,6 +20,7 @@ const tradesV2Query = validator<TradesV2Query>('orderbook/queries/trades-v2-quer
 const pageQuery = validator<PageQuery>('orderbook/queries/page-query.schema.json');
 const orderUids = validator<OrderUids>('orderbook/order-uids.schema.json');
 const eventsQuery = validator<EventsQuery>('orderbook/queries/events-query.schema.json');
+const streamQuery = validator<EventStreamQuery>('orderbook/queries/event-stream-query.schema.json');
 
 /**
  * koa gives repeated parameters as arrays; the API takes each at most once. The copy has no prototype, so
@@ -127,4 +130,24 @@ export function parseTxHash(value: string): string {
 export function parseOrderUids(body: unknown): string[] {
   if (!orderUids(body)) throw orderbookErrors.fromSchema(orderUids.errors, 'orderUids');
   return body;
+}
+
+const POSITION = /^[0-9]{1,15}$/;
+
+/** The query and Last-Event-ID of GET /api/v1/events/stream, or the 400 saying what is wrong. */
+export function parseStreamRequest(query: Context['query'], lastEventId: string | undefined): StreamRequest {
+  const q = singleQuery(query);
+  if (!streamQuery(q)) throw orderbookErrors.fromSchema(streamQuery.errors, 'query');
+  if (lastEventId !== undefined && !POSITION.test(lastEventId.trim())) {
+    throw orderbookErrors.invalidOrderData(`Last-Event-ID must be an event position (a non-negative integer), got "${lastEventId.slice(0, 40)}"`);
+  }
+  const from = lastEventId !== undefined ? lastEventId.trim() : q.after;
+  return {
+    after: from === undefined ? undefined : Number(from),
+    filter: {
+      ownerHex: q.owner?.slice(2).toLowerCase(),
+      orderUid: q.orderUid?.toLowerCase(),
+      types: q.type ? new Set(q.type.split(',')) : undefined,
+    },
+  };
 }

@@ -26,7 +26,12 @@ export interface ReadSpendableOptions {
   maxBatchSize?: number;
 }
 
-const erc20 = new Interface(gpv2Artifact('IERC20').abi as InterfaceAbi);
+let erc20Abi: Interface | undefined;
+
+/** IERC20's ABI, read from the artifact on first use. */
+function erc20(): Interface {
+  return (erc20Abi ??= new Interface(gpv2Artifact('IERC20').abi as InterfaceAbi));
+}
 
 export function ownerTokenKey(owner: string, token: string): string {
   return `${owner.toLowerCase()}:${token.toLowerCase()}`;
@@ -38,7 +43,7 @@ export function ownerTokenKey(owner: string, token: string): string {
  * fails the whole read with a ChainError rather than making every order look unfunded.
  */
 function amountOf(answer: RpcAnswer, fn: 'balanceOf' | 'allowance', what: string): bigint {
-  return (callResult(answer, erc20, fn, what)?.[0] as bigint | undefined) ?? 0n;
+  return (callResult(answer, erc20(), fn, what)?.[0] as bigint | undefined) ?? 0n;
 }
 
 export interface SpendableRead {
@@ -61,8 +66,8 @@ export async function readSpendable(
   const block = options.block ?? await headNumber(rpc);
   const call = (to: string, data: string) => ({ method: 'eth_call', params: [{ to, data }, toQuantity(block)] });
   const calls = list.flatMap(({ owner, token }) => [
-    call(token, erc20.encodeFunctionData('balanceOf', [owner])),
-    call(token, erc20.encodeFunctionData('allowance', [owner, vaultRelayer])),
+    call(token, erc20().encodeFunctionData('balanceOf', [owner])),
+    call(token, erc20().encodeFunctionData('allowance', [owner, vaultRelayer])),
   ]);
   const answers = await batchInChunks(rpc, calls, options.maxBatchSize ?? 100);
   const amounts = new Map(

@@ -8,7 +8,12 @@ import { callResult, toQuantity, type ChainRpc } from './rpc.js';
 
 const EIP1271_MAGIC_VALUE = '0x1626ba7e';
 
-const verifier = new Interface(gpv2Artifact('EIP1271Verifier').abi as InterfaceAbi);
+let verifierAbi: Interface | undefined;
+
+/** EIP1271Verifier's ABI, read from the artifact on first use. */
+function verifier(): Interface {
+  return (verifierAbi ??= new Interface(gpv2Artifact('EIP1271Verifier').abi as InterfaceAbi));
+}
 
 /**
  * true only when `owner` returns the magic value. A revert, an owner without code (an EOA) or an answer
@@ -22,10 +27,10 @@ export async function isValidEip1271Signature(
   signature: string,
   block: number | 'latest' = 'latest',
 ): Promise<boolean> {
-  const data = verifier.encodeFunctionData('isValidSignature', [digest, signature]);
+  const data = verifier().encodeFunctionData('isValidSignature', [digest, signature]);
   const [answer] = await rpc.batch([
     { method: 'eth_call', params: [{ to: owner, data }, block === 'latest' ? block : toQuantity(block)] },
   ]);
-  const result = callResult(answer, verifier, 'isValidSignature', `isValidSignature of ${owner}`);
+  const result = callResult(answer, verifier(), 'isValidSignature', `isValidSignature of ${owner}`);
   return result !== null && String(result[0]).toLowerCase() === EIP1271_MAGIC_VALUE;
 }

@@ -31,7 +31,7 @@ import {
   type FollowerCheckpoint,
   type RecentBlock,
 } from './reorg.js';
-import { decodeSettlementLog, SETTLEMENT_TOPICS, type DecodedLog, type RawLog } from './settlement-events.js';
+import { decodeSettlementLog, settlementTopics, type DecodedLog, type RawLog } from './settlement-events.js';
 
 export interface FollowerChanges {
   /** Logs of blocks a reorganisation took off the chain, newest first (undo in this order). */
@@ -222,7 +222,7 @@ export class LogFollower {
       address: this.address,
       fromBlock: toQuantity(from),
       toBlock: toQuantity(to),
-      topics: [Object.values(SETTLEMENT_TOPICS)],
+      topics: [Object.values(settlementTopics())],
     };
     const logs = await this.rpc.call('eth_getLogs', [filter]);
     if (!Array.isArray(logs)) throw new ChainError('eth_getLogs did not answer an array');

@@ -50,14 +50,29 @@ export type DecodedLog = LogPosition & SettlementEvent;
 
 const SETTLEMENT_EVENT_TYPES: readonly SettlementEventType[] = ['Trade', 'OrderInvalidated', 'PreSignature', 'Settlement'];
 
-const settlementInterface = new Interface(gpv2Artifact('GPv2Settlement').abi as InterfaceAbi);
+interface SettlementAbi {
+  contract: Interface;
+  topics: Readonly<Record<SettlementEventType, string>>;
+  typeByTopic: Map<string, SettlementEventType>;
+}
+
+let abi: SettlementAbi | undefined;
+
+/** The contract's ABI and its events' topics, read from the artifact on first use. */
+function settlementAbi(): SettlementAbi {
+  if (abi) return abi;
+  const contract = new Interface(gpv2Artifact('GPv2Settlement').abi as InterfaceAbi);
+  const topics = Object.fromEntries(
+    SETTLEMENT_EVENT_TYPES.map((name) => [name, contract.getEvent(name)!.topicHash]),
+  ) as Record<SettlementEventType, string>;
+  const typeByTopic = new Map(Object.entries(topics).map(([name, topic]) => [topic, name as SettlementEventType]));
+  return (abi = { contract, topics, typeByTopic });
+}
 
 /** topic0 of each event, from the contract's ABI. */
-export const SETTLEMENT_TOPICS: Readonly<Record<SettlementEventType, string>> = Object.fromEntries(
-  SETTLEMENT_EVENT_TYPES.map((name) => [name, settlementInterface.getEvent(name)!.topicHash]),
-) as Record<SettlementEventType, string>;
-
-const TYPE_BY_TOPIC = new Map(Object.entries(SETTLEMENT_TOPICS).map(([name, topic]) => [topic, name as SettlementEventType]));
+export function settlementTopics(): Readonly<Record<SettlementEventType, string>> {
+  return settlementAbi().topics;
+}
 
 /** The identity of a log on one chain: the key that makes consuming it idempotent. */
 export function logKey(log: Pick<LogPosition, 'blockHash' | 'logIndex'>): string {
@@ -69,11 +84,12 @@ export function logKey(log: Pick<LogPosition, 'blockHash' | 'logIndex'>): string
  * A log that has one of their topics but cannot be decoded is a ChainError: the address is not GPv2Settlement.
  */
 export function decodeSettlementLog(log: RawLog): DecodedLog | null {
-  const type = TYPE_BY_TOPIC.get(log.topics[0]?.toLowerCase() ?? '');
+  const { contract, typeByTopic } = settlementAbi();
+  const type = typeByTopic.get(log.topics[0]?.toLowerCase() ?? '');
   if (!type) return null;
   let args;
   try {
-    args = settlementInterface.decodeEventLog(type, log.data, log.topics);
+    args = contract.decodeEventLog(type, log.data, log.topics);
   } catch (err) {
     throw new ChainError(`log ${log.logIndex} of block ${log.blockHash} is not a GPv2Settlement ${type} event: ${(err as Error).message}`);
   }

@@ -4,7 +4,7 @@ import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/d
 import { LogFollower, type FollowerChanges, type LogSink } from '../../../src/orderbook/chain/log-follower.js';
 import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from '../../../src/orderbook/chain/reorg.js';
 import { toQuantity, type ChainRpc } from '../../../src/orderbook/chain/rpc.js';
-import { decodeSettlementLog, logKey, SETTLEMENT_TOPICS, type DecodedLog, type RawLog } from '../../../src/orderbook/chain/settlement-events.js';
+import { decodeSettlementLog, logKey, settlementTopics, type DecodedLog, type RawLog } from '../../../src/orderbook/chain/settlement-events.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { ZERO_APP_DATA } from '../../support/orders.js';
 import { gpv2Domain } from '../../../src/orderbook/domain/eip712.js';
@@ -72,7 +72,7 @@ describe('log follower (anvil)', () => {
   /** All settlement logs of the current chain, read in one go: what a follower should end up with. */
   async function truth(): Promise<DecodedLog[]> {
     const logs = (await chain.rpc.call('eth_getLogs', [
-      { address: dev.settlement, fromBlock: '0x0', toBlock: 'latest', topics: [Object.values(SETTLEMENT_TOPICS)] },
+      { address: dev.settlement, fromBlock: '0x0', toBlock: 'latest', topics: [Object.values(settlementTopics())] },
     ])) as RawLog[];
     return logs.map(decodeSettlementLog).filter((l): l is DecodedLog => l !== null);
   }

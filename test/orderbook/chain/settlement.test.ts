@@ -18,7 +18,7 @@ import { ChainError } from '../../../src/orderbook/chain/rpc.js';
 import {
   decodeSettlementLog,
   logKey,
-  SETTLEMENT_TOPICS,
+  settlementTopics,
   type DecodedLog,
   type RawLog,
 } from '../../../src/orderbook/chain/settlement-events.js';
@@ -45,7 +45,7 @@ const e18 = (n: number | string) => parseUnits(String(n), 18);
 
 describe('settlement events', () => {
   it('have the topic0 values of the spec, taken from the contract ABI', () => {
-    assert.deepEqual(SETTLEMENT_TOPICS, {
+    assert.deepEqual(settlementTopics(), {
       Trade: '0xa07a543ab8a018198e99ca0184c93fe9050a79400a0a723441f84de1d972cc17',
       OrderInvalidated: '0x875b6cb035bbd4ac6500fabc6d1e4ca5bdc58a3e2b424ccb5c24cdbebeb009a9',
       PreSignature: '0x01bf7c8b0ca55deecbea89d7e58295b7ffbf685fd0d96801034ba8c6ffe1c68d',
@@ -80,7 +80,7 @@ describe('settlement events', () => {
   it('ignores other topics and refuses a log that has a settlement topic but not its layout', () => {
     const base = { address: '0x' + '11'.repeat(20), blockNumber: '0x1', blockHash: '0x' + 'aa'.repeat(32), transactionHash: '0x' + 'bb'.repeat(32), transactionIndex: '0x0', logIndex: '0x0' };
     assert.equal(decodeSettlementLog({ ...base, topics: ['0x' + '22'.repeat(32)], data: '0x' }), null);
-    assert.throws(() => decodeSettlementLog({ ...base, topics: [SETTLEMENT_TOPICS.Trade], data: '0x' }), /not a GPv2Settlement Trade event/);
+    assert.throws(() => decodeSettlementLog({ ...base, topics: [settlementTopics().Trade], data: '0x' }), /not a GPv2Settlement Trade event/);
   });
 
   describe('on anvil with the real GPv2Settlement', () => {
