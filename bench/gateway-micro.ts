@@ -16,6 +16,7 @@ import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { loadConfig } from '../src/config.js';
 import { startService, type Service } from '../src/service.js';
 import { createMainServer } from '../src/http/server.js';
+import { gatewayFront } from '../src/gateway/http-front.js';
 import { startTestChain } from '../test/support/chain.js';
 import { bareRelayHandler } from './bare-relay.js';
 import { round, type Figure } from './tools.js';
@@ -120,7 +121,11 @@ export async function benchGatewayMicro(): Promise<Record<string, Figure>> {
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', UPSTREAM_MAINNET: upstream, NETWORKS: 'mainnet', ORDERBOOK: 'off', COALESCE_READS: 'false', LOG_LEVEL: 'info', DATA_DIR: `/tmp/ethgate-micro-${process.pid}` });
     service = await startService(config);
     const gateway = service.gateway;
-    const server = createMainServer({ gateway, health: async () => ({ ready: true }) });
+    const server = createMainServer({
+      gateway: gatewayFront({ gateway: () => gateway, ws: () => undefined }),
+      started: () => true,
+      health: async () => ({ ready: true }),
+    });
     const viaGateway: Handler = (req, res) => void server.emit('request', req, res);
     const bare = bareRelayHandler(upstream);
 

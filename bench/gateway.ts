@@ -36,7 +36,7 @@ import { startNginx } from './nginx.js';
 import { cpuSeconds, freePort, printTargets, round, startChild, waitForRpc, type Figure, type Target } from './tools.js';
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bootstrapDevChain } from '../src/orderbook/chain/devchain.js';
+import { bootstrapDevChain } from '../src/devchain/gpv2.js';
 import { WsSpy } from '../test/support/ws-spy.js';
 
 const OLD_BLOCKS = 1_000;

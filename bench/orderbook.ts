@@ -27,7 +27,7 @@ import { loadConfig } from '../src/config.js';
 import { logger } from '../src/logger.js';
 import { freePort } from '../src/devchain/anvil.js';
 import { SqliteEventStore } from '../src/orderbook/store/sqlite.js';
-import { bootstrapDevChain, type DevChain } from '../src/orderbook/chain/devchain.js';
+import { bootstrapDevChain, type DevChain } from '../src/devchain/gpv2.js';
 import { replayOrderbook } from '../src/orderbook/read/replay.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../test/support/chain.js';
 import { signOrderNative } from '../test/support/orders.js';

@@ -9,9 +9,12 @@ import { logger } from './logger.js';
 import { collectProcessMetrics } from './metrics.js';
 import { Gateway } from './gateway/gateway.js';
 import { WebSocketChannel } from './gateway/channels/websocket.js';
-import { createMainServer, createNetworkServer, sendOrderbookError, type ServerParts, type HealthReport } from './http/server.js';
+import { createMainServer, createPartServer, type ServerParts, type HealthReport } from './http/server.js';
+import { gatewayFront, networkFront } from './gateway/http-front.js';
+import { orderbookFront, type OrderbookNow } from './orderbook/api/http-part.js';
 import type { RunningOrderbook } from './orderbook/index.js';
 import { OrderbookSupervisor, type OrderbookStatus } from './orderbook/supervisor.js';
+import { orderbookNetworkOf } from './orderbook-network.js';
 import type { ServiceStatus } from './generated/status.js';
 import { createExplorerHandler } from './explorer/handler.js';
 
@@ -53,8 +56,22 @@ export async function startService(config: Config): Promise<Service> {
   const log = logger.child({ component: 'service' });
   collectProcessMetrics();
   let gateway: Gateway | undefined;
+  let ws: WebSocketChannel | undefined;
+  // Set once the gateway and its network listeners are up: until then the parts answer 503.
+  let serving = false;
   let books: OrderbookSupervisor | undefined;
+  const orderbookNow = (): OrderbookNow => {
+    if (books?.running) return books.running;
+    if (!config.orderbook.enabled) {
+      return { absent: { status: 404, body: { errorType: 'NotFound', description: 'the order book is off on this instance (ORDERBOOK=off)' } } };
+    }
+    const description = !books || books.state === 'starting' ? 'the order book is starting' : `the order book is down: ${books.reason}`;
+    return { absent: { status: 503, body: { errorType: 'ServiceUnavailable', description } } };
+  };
   const parts: ServerParts = {
+    gateway: gatewayFront({ gateway: () => (serving ? gateway : undefined), ws: () => ws }),
+    orderbook: orderbookFront(orderbookNow),
+    started: () => serving,
     explorer: createExplorerHandler(),
     health: async (): Promise<HealthReport> => {
       if (!gateway) return { ready: false, status: 'starting' };
@@ -85,24 +102,17 @@ export async function startService(config: Config): Promise<Service> {
   const networkUrls: Record<string, string> = {};
   try {
     gateway = await Gateway.start(config, logger);
-    const ws = new WebSocketChannel(gateway);
+    ws = new WebSocketChannel(gateway);
     for (const network of config.networks) {
       if (network.port === undefined) continue;
-      const server = createNetworkServer(gateway, ws, network.name);
+      const server = createPartServer(networkFront(gateway, ws, network.name));
       servers.push(server);
       networkUrls[network.name] = await listen(server, network.port, config.host);
     }
-    parts.ws = ws;
-    parts.gateway = gateway;
+    serving = true;
     if (config.orderbook.enabled) {
-      const supervisor = new OrderbookSupervisor(config, gateway, logger);
+      const supervisor = new OrderbookSupervisor(config, orderbookNetworkOf(gateway.network(config.orderbook.network)), logger);
       books = supervisor;
-      parts.orderbook = (req, res) => {
-        if (supervisor.running) return supervisor.running.handler(req, res);
-        const description = supervisor.state === 'starting' ? 'the order book is starting' : `the order book is down: ${supervisor.reason}`;
-        sendOrderbookError(res, 503, 'ServiceUnavailable', description);
-        return Promise.resolve();
-      };
       supervisor.start();
       // The first attempt is awaited so that a healthy order book is up when start resolves; a failing one
       // is retried in the background while the gateway serves.
@@ -127,7 +137,7 @@ export async function startService(config: Config): Promise<Service> {
     },
     books: supervisor,
     async stop() {
-      parts.ws?.close();
+      ws?.close();
       await Promise.all(servers.map(close));
       await supervisor?.stop();
       await started.stop();

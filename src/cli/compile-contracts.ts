@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { repoPath } from '../paths.js';
-import { localArtifactsDir, type LocalArtifact } from '../devchain/artifacts.js';
+import { localArtifactsDir, type LocalArtifact } from '../contracts/artifacts.js';
 
 const require = createRequire(import.meta.url);
 

@@ -12,7 +12,7 @@ import { UpstreamPool, type PoolMember } from './upstream/pool.js';
 import type { UpstreamTransport } from './upstream/types.js';
 import { SubscriptionHub } from './subscriptions.js';
 import { HeadTracker } from './head/tracker.js';
-import { atLeast } from './head/consistency.js';
+import { atLeast } from './upstream/consistency.js';
 import type { RpcOutcome } from './jsonrpc.js';
 import type { UpstreamCall } from './upstream/types.js';
 

@@ -1,11 +1,11 @@
 /**
  * Starting the order book inside the service: the event store and its read models, the projection runner,
- * the chain (through the gateway's upstream of ORDERBOOK_NETWORK), the indexer, and the HTTP API.
+ * the chain (the order book network the service gives it: chain/port.ts), the indexer, and the HTTP API.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { Gateway } from '../gateway/gateway.js';
+import type { OrderbookNetwork } from './chain/port.js';
 import { openEventStore, type OpenedEventStore } from './store/index.js';
 import { readModelStoreFor } from './read/models/index.js';
 import { ProjectionRunner } from './read/runner.js';
@@ -41,7 +41,7 @@ export interface RunningOrderbook {
   stop(): Promise<void>;
 }
 
-export async function startOrderbook(config: Config, gateway: Gateway, logger: Logger): Promise<RunningOrderbook> {
+export async function startOrderbook(config: Config, network: OrderbookNetwork, logger: Logger): Promise<RunningOrderbook> {
   const log = logger.child({ component: 'orderbook' });
   const storeOptions = { dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.databaseSchema };
   const events = await openEventStore(storeOptions);
@@ -54,7 +54,6 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
   let nats: { stop(): Promise<void> } | undefined;
   try {
     await runner.start();
-    const network = gateway.network(config.orderbook.network);
     chain = await openChain({ network, config: config.orderbook, logger: log }).catch((err: Error) => {
       throw new Error(
         `order book on ${network.name}: ${err.message} (set SETTLEMENT_CONTRACT, or ORDERBOOK=off for a gateway only)`,
@@ -71,8 +70,8 @@ export async function startOrderbook(config: Config, gateway: Gateway, logger: L
       readModels,
       state: indexerStateFor(events),
       logger: log,
-      startBlock: network.anvil ? 0 : config.orderbook.indexerStartBlock,
-      heads: network.tracker,
+      startBlock: network.devChain ? 0 : config.orderbook.indexerStartBlock,
+      heads: network.heads,
     });
     indexer.start();
     await feed.start();

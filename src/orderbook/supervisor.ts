@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { Gateway } from '../gateway/gateway.js';
+import type { OrderbookNetwork } from './chain/port.js';
 import { startOrderbook, type RunningOrderbook } from './index.js';
 
 import type { OrderbookStatus } from '../generated/status.js';
@@ -20,7 +20,7 @@ export interface SupervisorOptions {
   retryMs?: number;
   maxRetryMs?: number;
   /** How to start it (tests may pass their own); startOrderbook by default. */
-  start?: (config: Config, gateway: Gateway, logger: Logger) => Promise<RunningOrderbook>;
+  start?: (config: Config, network: OrderbookNetwork, logger: Logger) => Promise<RunningOrderbook>;
 }
 
 export class OrderbookSupervisor {
@@ -36,7 +36,7 @@ export class OrderbookSupervisor {
 
   constructor(
     private readonly config: Config,
-    private readonly gateway: Gateway,
+    private readonly network: OrderbookNetwork,
     private readonly logger: Logger,
     private readonly options: SupervisorOptions = {},
   ) {}
@@ -77,7 +77,7 @@ export class OrderbookSupervisor {
     while (!this.stopped.signal.aborted) {
       this.attempts++;
       try {
-        const running = await start(this.config, this.gateway, this.logger);
+        const running = await start(this.config, this.network, this.logger);
         if (this.stopped.signal.aborted) {
           await running.stop();
           return;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { RecentChain, toTrackedBlock, type HeadChange, type TrackedBlock } from '../../src/gateway/head/chain.js';
 import { matchesLog, parseLogsFilter } from '../../src/gateway/head/logs-filter.js';
-import { atLeast, nullMeansBehind, requestedBlock } from '../../src/gateway/head/consistency.js';
+import { atLeast, nullMeansBehind, requestedBlock } from '../../src/gateway/upstream/consistency.js';
 import { MAX_LOGS_PARTS, splitLogsRange } from '../../src/gateway/limits.js';
 import { LatencyWindow, redactUrl } from '../../src/gateway/upstream/latency.js';
 import { RpcError } from '../../src/gateway/errors.js';

@@ -13,7 +13,7 @@ import { repoPath } from '../../src/paths.js';
 import { Anvil } from '../../src/devchain/anvil.js';
 import { HttpUpstream } from '../../src/gateway/upstream/http.js';
 import { logger } from '../../src/logger.js';
-import { chainRpcOverPool, type ChainRpc } from '../../src/orderbook/chain/rpc.js';
+import { chainRpcOver, type ChainRpc } from '../../src/orderbook/chain/rpc.js';
 
 /** anvil's funded dev accounts #0..#2, as anvil prints them at start. */
 export const DEV_KEYS = [
@@ -146,7 +146,7 @@ export async function startTestChain(options: { chainId?: number; args?: string[
   const provider = new JsonRpcProvider(anvil.httpUrl, chainId, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 100 });
   return {
     anvil,
-    rpc: chainRpcOverPool(upstream),
+    rpc: chainRpcOver(upstream),
     provider,
     send: (method, params = []) => provider.send(method, params),
     async stop() {

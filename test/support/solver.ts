@@ -20,8 +20,8 @@ import {
   type TransactionReceipt,
   type TypedDataDomain,
 } from 'ethers';
-import { gpv2Artifact, localArtifact } from '../../src/devchain/artifacts.js';
-import { DEV_SOLVER, type DevChain } from '../../src/orderbook/chain/devchain.js';
+import { gpv2Artifact, localArtifact } from '../../src/contracts/artifacts.js';
+import { DEV_SOLVER, type DevChain } from '../../src/devchain/gpv2.js';
 import { ORDER_TYPES } from '../../src/orderbook/domain/eip712.js';
 
 export type OrderKind = 'sell' | 'buy';

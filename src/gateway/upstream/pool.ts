@@ -26,7 +26,7 @@ import type { Histogram } from 'prom-client';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { ErrorWindow, excessLag, tooManyErrors, weightedPick } from './health.js';
 import { LatencyWindow, redactUrl } from './latency.js';
-import { nullMeansBehind, requestedBlock } from '../head/consistency.js';
+import { nullMeansBehind, requestedBlock } from './consistency.js';
 import type { UpstreamReport } from '../../generated/status.js';
 
 export type UpstreamRole = 'primary' | 'fallback';

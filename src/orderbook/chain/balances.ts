@@ -4,7 +4,7 @@
  * are read with eth_call in JSON-RPC batches (two calls per pair), at one block so that they agree.
  */
 import { Interface, type InterfaceAbi } from 'ethers';
-import { gpv2Artifact } from '../../devchain/artifacts.js';
+import { gpv2Artifact } from '../../contracts/artifacts.js';
 import { batchInChunks, callResult, headNumber, toQuantity, type ChainRpc, type RpcAnswer } from './rpc.js';
 
 export interface OwnerToken {

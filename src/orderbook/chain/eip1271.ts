@@ -3,7 +3,7 @@
  * digest, as GPv2Settlement will when the order settles (isValidSignature must return 0x1626ba7e).
  */
 import { Interface, type InterfaceAbi } from 'ethers';
-import { gpv2Artifact } from '../../devchain/artifacts.js';
+import { gpv2Artifact } from '../../contracts/artifacts.js';
 import { callResult, toQuantity, type ChainRpc } from './rpc.js';
 
 const EIP1271_MAGIC_VALUE = '0x1626ba7e';

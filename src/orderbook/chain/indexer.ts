@@ -19,7 +19,7 @@ import type { OrderDoc } from '../read/projections/orders.js';
 import { canonicalHashes, LogFollower, type FollowerChanges } from './log-follower.js';
 import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from './reorg.js';
 import { headNumber, type ChainRpc } from './rpc.js';
-import type { HeadSource } from '../../gateway/head/tracker.js';
+import type { HeadSource } from './port.js';
 import type { DecodedLog } from './settlement-events.js';
 import type { IndexerState } from './indexer-state.js';
 

@@ -1,18 +1,16 @@
 /**
  * The order book's ChainContext on a live chain: the settlement contract (deployed by the service on an
  * embedded dev chain, the configured or canonical one on an external upstream), owners' spendable balances
- * kept current block by block, fee quotes, and EIP-1271 checks, all through the gateway's upstream pool of
- * the order book network.
+ * kept current block by block, fee quotes, and EIP-1271 checks, all through the order book network the
+ * service gives it (port.ts).
  */
 import type { OrderbookConfig } from '../../config.js';
 import { CANONICAL_SETTLEMENT } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import type { Network } from '../../gateway/network.js';
-import type { HeadSource } from '../../gateway/head/tracker.js';
-import type { ChainContext, FeeQuotes, SpendableBalances } from './port.js';
+import type { ChainContext, FeeQuotes, HeadSource, OrderbookNetwork, SpendableBalances } from './port.js';
 import type { FeeInformation } from '../../generated/orderbook/fee-information.js';
-import { chainRpcOverPool, headNumber, type ChainRpc } from './rpc.js';
-import { bootstrapDevChain, resolveSettlement, type SettlementDeployment } from './devchain.js';
+import { headNumber, type ChainRpc } from './rpc.js';
+import { resolveSettlement, type SettlementDeployment } from './settlement.js';
 import { readSpendable, ownerTokenKey, type OwnerToken } from './balances.js';
 import { FeeQuoter, type FeeQuote } from './fee.js';
 import { isValidEip1271Signature } from './eip1271.js';
@@ -201,29 +199,29 @@ export interface LiveChain extends ChainContext {
 }
 
 export interface ChainOptions {
-  network: Network;
+  network: OrderbookNetwork;
   config: OrderbookConfig;
   logger: Logger;
 }
 
-async function settlementOf(rpc: ChainRpc, network: Network, config: OrderbookConfig): Promise<SettlementDeployment> {
-  if (config.settlementContract) return resolveSettlement(rpc, config.settlementContract);
-  return network.anvil ? bootstrapDevChain(rpc) : resolveSettlement(rpc, CANONICAL_SETTLEMENT);
+async function settlementOf(network: OrderbookNetwork, config: OrderbookConfig): Promise<SettlementDeployment> {
+  if (config.settlementContract) return resolveSettlement(network.rpc, config.settlementContract);
+  return network.devChain ? network.devChain.bootstrap(network.rpc) : resolveSettlement(network.rpc, CANONICAL_SETTLEMENT);
 }
 
 export async function openChain({ network, config, logger }: ChainOptions): Promise<LiveChain> {
   const log = logger.child({ component: 'orderbook-chain', network: network.name });
-  const rpc = chainRpcOverPool(network.pool);
-  const deployment = await settlementOf(rpc, network, config);
-  // A restarted embedded anvil is a new, empty chain: deploy the contracts again (same addresses).
-  network.anvil?.on('restarted', () => {
-    settlementOf(rpc, network, config).then(
+  const rpc = network.rpc;
+  const deployment = await settlementOf(network, config);
+  // A restarted embedded chain is a new, empty chain: deploy the contracts again (same addresses).
+  network.devChain?.onRestart(() => {
+    settlementOf(network, config).then(
       () => log.warn('embedded chain restarted empty: dev contracts deployed again'),
       (err: Error) => log.error({ err: err.message }, 'dev chain bootstrap after restart failed'),
     );
   });
-  // Balances are read again at each new block of the gateway's head tracker (no polling of its own).
-  const heads: HeadSource = network.tracker;
+  // Balances are read again at each new block of the network's head source (no polling of its own).
+  const heads = network.heads;
   const balances = new ChainBalances(rpc, deployment.vaultRelayer, log);
   const stopHeads = heads.onBlock(() => void balances.refresh());
   const quoter = new FeeQuoter(rpc, config);

@@ -18,7 +18,7 @@
  * `reorgWindow` stops the follower with a ReorgTooDeepError (reported to onError): it cannot be undone from
  * what the follower remembers.
  */
-import type { HeadSource } from '../../gateway/head/tracker.js';
+import type { HeadSource } from './port.js';
 import { batchInChunks, ChainError, fromQuantity, headNumber, resultOf, toQuantity, type ChainRpc } from './rpc.js';
 import {
   appendBlocks,

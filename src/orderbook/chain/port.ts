@@ -1,10 +1,45 @@
 /**
- * What the order book needs from its chain, in one place: the settlement contract (the EIP-712 domain),
- * EIP-1271 owners' isValidSignature, the fee rule's price of a sell token, and owners' spendable balances.
- * The chain integration (src/orderbook/chain/) provides it, backed by the gateway's upstream of the
- * order book network.
+ * The order book's chain port, in one place. Two sides:
+ * - OrderbookNetwork: what the order book is given (the service wires it from the gateway's network, in
+ *   src/orderbook-network.ts): JSON-RPC calls with failover, new heads, and, on the embedded dev chain, a
+ *   hook that deploys the dev contracts and says when the chain restarted empty. The order book imports
+ *   nothing of the gateway.
+ * - ChainContext: what the use cases need, built on it (chain/live.ts): the settlement contract (the
+ *   EIP-712 domain), EIP-1271 owners' isValidSignature, the fee rule's price of a sell token, and owners'
+ *   spendable balances.
  */
 import type { FeeInformation } from '../../generated/orderbook/fee-information.js';
+import type { ChainRpc } from './rpc.js';
+import type { SettlementDeployment } from './settlement.js';
+
+/** A block as the head source reports it. */
+export interface ChainHead {
+  number: number;
+  hash: string;
+}
+
+/** The newest block, and a call on each change. */
+export interface HeadSource {
+  readonly latest: ChainHead | undefined;
+  onBlock(listener: (head: ChainHead) => void): () => void;
+}
+
+/** The embedded dev chain, when the order book network is one. */
+export interface DevChainHook {
+  /** Deploys the settlement contract and what orders need, where not there yet; gives the deployment. */
+  bootstrap(rpc: ChainRpc): Promise<SettlementDeployment>;
+  /** Calls `listener` each time the dev chain restarted empty (its contracts are gone). */
+  onRestart(listener: () => void): void;
+}
+
+/** The order book network as the service gives it to the order book. */
+export interface OrderbookNetwork {
+  /** The network's name (for logs and messages). */
+  name: string;
+  rpc: ChainRpc;
+  heads: HeadSource;
+  devChain?: DevChainHook;
+}
 
 export interface FeeQuotes {
   /** A quote for selling `token` (GET /api/v1/tokens/{sellToken}/fee); null when it cannot be priced. */

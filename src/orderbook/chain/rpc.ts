@@ -1,11 +1,11 @@
 /**
  * The order book's only way to the chain: a minimal JSON-RPC client interface. The service backs it with
- * the gateway's upstream pool of the order book network (`chainRpcOverPool`), so the order book reads the
- * chain through the same failover as every client of the gateway.
+ * the gateway's upstream pool of the order book network (`chainRpcOver(pool)`, wired in
+ * src/orderbook-network.ts), so the order book reads the chain through the same failover as every client
+ * of the gateway, without knowing the gateway.
  */
 import type { Interface, Result } from 'ethers';
-import type { RpcOutcome } from '../../gateway/jsonrpc.js';
-import type { UpstreamCall } from '../../gateway/upstream/types.js';
+import type { JsonRpcErrorObject } from '../../generated/jsonrpc/response.js';
 
 export interface RpcCall {
   method: string;
@@ -13,7 +13,7 @@ export interface RpcCall {
 }
 
 /** One answer of a node: a result, or the node's JSON-RPC error object. */
-export type RpcAnswer = RpcOutcome;
+export type RpcAnswer = { result: unknown; error?: undefined } | { error: JsonRpcErrorObject; result?: undefined };
 
 export interface ChainRpc {
   /** The call's result; a node's error answer or a transport fault is a ChainError. */
@@ -36,13 +36,14 @@ export class ChainError extends Error {
   }
 }
 
-/** What the gateway's UpstreamPool offers (and any single UpstreamTransport). */
-export interface UpstreamLike {
-  send(call: UpstreamCall): Promise<RpcOutcome>;
-  sendBatch(calls: UpstreamCall[]): Promise<RpcOutcome[]>;
+/** Something that sends JSON-RPC calls with failover (the gateway's upstream pool, or one upstream). */
+export interface RpcTransport {
+  send(call: RpcCall): Promise<RpcAnswer>;
+  sendBatch(calls: RpcCall[]): Promise<RpcAnswer[]>;
 }
 
-export function chainRpcOverPool(pool: UpstreamLike): ChainRpc {
+/** A ChainRpc over `pool`: its transport faults become ChainErrors naming the call. */
+export function chainRpcOver(pool: RpcTransport): ChainRpc {
   const transport = async <T>(what: string, io: () => Promise<T>): Promise<T> => {
     try {
       return await io();

@@ -4,7 +4,7 @@
  * happened. Addresses and order UIDs are lowercase 0x-hex; amounts are bigints.
  */
 import { Interface, type InterfaceAbi } from 'ethers';
-import { gpv2Artifact } from '../../devchain/artifacts.js';
+import { gpv2Artifact } from '../../contracts/artifacts.js';
 import { ChainError, fromQuantity } from './rpc.js';
 
 /** A log as eth_getLogs returns it. */

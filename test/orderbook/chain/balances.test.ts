@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { MaxUint256, Wallet, parseUnits } from 'ethers';
 import { readSpendable, ownerTokenKey } from '../../../src/orderbook/chain/balances.js';
-import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/devchain.js';
+import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
 import { ChainError, type ChainRpc, type RpcCall } from '../../../src/orderbook/chain/rpc.js';
 import { ChainBalances } from '../../../src/orderbook/chain/live.js';
 import { logger } from '../../../src/logger.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Wallet, parseUnits } from 'ethers';
 import { ChainBalances } from '../../../src/orderbook/chain/live.js';
-import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/devchain.js';
+import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
 import type { ChainRpc, RpcCall } from '../../../src/orderbook/chain/rpc.js';
 import { logger } from '../../../src/logger.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';

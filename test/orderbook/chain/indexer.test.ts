@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseUnits } from 'ethers';
 import { openEventStore, type OpenedEventStore } from '../../../src/orderbook/store/index.js';
 import { logger } from '../../../src/logger.js';
-import { bootstrapDevChain, type DevChain } from '../../../src/orderbook/chain/devchain.js';
+import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
 import { Indexer } from '../../../src/orderbook/chain/indexer.js';
 import { indexerStateFor } from '../../../src/orderbook/chain/indexer-state.js';
 import { toQuantity, type ChainRpc, type RpcCall } from '../../../src/orderbook/chain/rpc.js';

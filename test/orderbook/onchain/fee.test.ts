@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { Contract, type InterfaceAbi } from 'ethers';
-import { gpv2Artifact } from '../../../src/devchain/artifacts.js';
-import { devChainPlan } from '../../../src/orderbook/chain/devchain.js';
+import { gpv2Artifact } from '../../../src/contracts/artifacts.js';
+import { devChainPlan } from '../../../src/devchain/gpv2.js';
 import type { FeeInformation } from '../../../src/generated/orderbook/fee-information.js';
 import { fundTrader } from '../../support/solver.js';
 import { DEV_TOKEN_ADDRESSES as T, signed, startOnchainBook, type OnchainBook } from '../../support/onchain.js';

@@ -1,21 +1,17 @@
 /**
- * The GPv2 contracts of the order book network.
- *
- * On the embedded dev chain the service deploys them itself (`bootstrapDevChain`): the real
+ * The GPv2 contracts of the embedded dev chain, deployed by the service itself (`bootstrapDevChain`): the real
  * GPv2AllowListAuthentication and GPv2Settlement from @cowprotocol/contracts (the settlement creates its
  * GPv2VaultRelayer), a solver on the allow list, and test ERC-20 tokens. Every contract is created through
  * the deterministic-deployment proxy with CREATE2 and the salt of CoW Protocol's own deployment scripts, so
  * the addresses depend on the bytecode alone: the same on every fresh chain and whatever the deployer's
  * nonce. Each step first checks whether its effect is already on the chain, so a persisted chain (or one
  * whose bootstrap was interrupted) is completed, never deployed twice.
- *
- * On an external upstream (`resolveSettlement`) nothing is deployed: the configured settlement contract is
- * checked and its vault relayer read from it.
+ * The order book gets the result through its chain port's dev-chain hook (src/orderbook/chain/port.ts);
+ * on an external upstream it resolves the settlement contract itself (src/orderbook/chain/settlement.ts).
  */
 import {
   AbiCoder,
   Contract,
-  Interface,
   Wallet,
   concat,
   encodeBytes32String,
@@ -24,11 +20,11 @@ import {
   keccak256,
   type InterfaceAbi,
 } from 'ethers';
-import { gpv2Artifact, localArtifact, type Artifact } from '../../devchain/artifacts.js';
-import { CANONICAL_SETTLEMENT } from '../../config.js';
-import { logger as rootLogger } from '../../logger.js';
-import { ChainRpcProvider } from './ethers-provider.js';
-import { ChainError, fromQuantity, resultOf, type ChainRpc } from './rpc.js';
+import { gpv2Artifact, localArtifact, type Artifact } from '../contracts/artifacts.js';
+import { logger as rootLogger } from '../logger.js';
+import { ChainRpcProvider } from '../orderbook/chain/ethers-provider.js';
+import { ChainError, fromQuantity, type ChainRpc } from '../orderbook/chain/rpc.js';
+import { resolveSettlement, type SettlementDeployment } from '../orderbook/chain/settlement.js';
 
 /** Anvil's dev account #0: deploys everything and manages the allow list. */
 export const DEV_DEPLOYER = {
@@ -66,14 +62,6 @@ export const DEV_TOKENS: readonly DevToken[] = [
   { symbol: 'TKB', name: 'Test Token B', decimals: 18 },
   { symbol: 'TKC', name: 'Test Token C', decimals: 6 },
 ];
-
-export interface SettlementDeployment {
-  chainId: number;
-  settlement: string;
-  vaultRelayer: string;
-  /** As the contract computes it: the EIP-712 domain separator orders are signed against. */
-  domainSeparator: string;
-}
 
 export interface DevChain extends SettlementDeployment {
   authenticator: string;
@@ -180,35 +168,3 @@ export async function bootstrapDevChain(rpc: ChainRpc): Promise<DevChain> {
   }
 }
 
-const settlementInterface = () => new Interface(gpv2Artifact('GPv2Settlement').abi as InterfaceAbi);
-
-/**
- * The settlement contract of an external upstream: `configured` (SETTLEMENT_CONTRACT) or the canonical
- * deployment. Fails with a ChainError when no contract is there or it does not answer as GPv2Settlement.
- */
-export async function resolveSettlement(rpc: ChainRpc, configured: string = CANONICAL_SETTLEMENT): Promise<SettlementDeployment> {
-  const settlement = lower(configured);
-  const iface = settlementInterface();
-  const read = (fn: string) => ({ method: 'eth_call', params: [{ to: settlement, data: iface.encodeFunctionData(fn) }, 'latest'] });
-  const [chainId, code, relayer, domain] = await rpc.batch([
-    { method: 'eth_chainId', params: [] },
-    { method: 'eth_getCode', params: [settlement, 'latest'] },
-    read('vaultRelayer'),
-    read('domainSeparator'),
-  ]);
-  const id = fromQuantity(resultOf(chainId, 'eth_chainId'), 'eth_chainId');
-  const bytecode = resultOf(code, 'eth_getCode');
-  if (typeof bytecode !== 'string' || bytecode === '0x') {
-    throw new ChainError(`no settlement contract at ${settlement} on chain ${id}`);
-  }
-  try {
-    return {
-      chainId: id,
-      settlement,
-      vaultRelayer: lower(iface.decodeFunctionResult('vaultRelayer', resultOf(relayer, 'vaultRelayer()') as string)[0]),
-      domainSeparator: iface.decodeFunctionResult('domainSeparator', resultOf(domain, 'domainSeparator()') as string)[0],
-    };
-  } catch (err) {
-    throw new ChainError(`${settlement} on chain ${id} does not answer as GPv2Settlement: ${(err as Error).message}`);
-  }
-}

@@ -1,0 +1,150 @@
+/**
+ * The gateway on the service's HTTP listeners: which requests are its own and how they reach a network.
+ * - Host whose first label is a network (mainnet.localhost): POST / and GET /ws belong to that network
+ *   (also POST /<key> and GET /ws/<key> with an API key);
+ * - /v1/jsonrpc/...: the REST channel, and /v1/jsonrpc/:network/ws for WebSocket (also /v1/<key>/jsonrpc/...);
+ * - a network's dedicated listener (PORT_<NETWORK>): every request belongs to that network.
+ * src/http/server.ts listens and hands the gateway every path the other parts do not take; requests then go
+ * through requests.ts (API key, request id, metrics). Refusals are JSON-RPC errors with their HTTP status.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { HttpPart } from '../http/server.js';
+import { endSocketWithJson } from '../http/io.js';
+import type { Gateway } from './gateway.js';
+import type { WebSocketChannel } from './channels/websocket.js';
+import { REST_PREFIX, failRequest, serveGateway, splitRestKey, networkPathKey, type GatewayRoute } from './requests.js';
+import { errorResponse } from './jsonrpc.js';
+import { asRpcError, rpcErrors, RpcError } from './errors.js';
+
+const starting = new RpcError(503, -32603, 'the service is starting');
+
+/** The first label of the Host header, lowercase ('' without one). */
+function hostLabel(host: string | undefined): string {
+  const end = host ? host.search(/[.:]/) : -1;
+  return host ? (end === -1 ? host : host.slice(0, end)).toLowerCase() : '';
+}
+
+/** The network named by the first label of the Host header, or the 404 naming the known ones. */
+function hostNetwork(gw: Gateway, host: string | undefined): string {
+  const label = hostLabel(host);
+  if (!gw.has(label)) throw rpcErrors.unknownHostNetwork(host, gw.networkNames);
+  return label;
+}
+
+const isWsPath = (path: string) => path === '/ws' || path.startsWith('/ws/');
+
+/**
+ * The gateway route of a request on the main listener, if it is one: REST (with or without a key), or by
+ * Host name POST / and POST /<key>. / and /ws throw the 404 naming the networks when the Host names none;
+ * /ws without an upgrade is 426.
+ */
+function gatewayRoute(gw: Gateway, path: string, host: string | undefined): GatewayRoute | undefined {
+  const rest = splitRestKey(path);
+  if (rest) return { kind: 'rest', ...rest };
+  if (path === '/') return { kind: 'network', network: hostNetwork(gw, host) };
+  if (isWsPath(path)) {
+    hostNetwork(gw, host);
+    throw rpcErrors.upgradeRequired();
+  }
+  const key = networkPathKey(path);
+  if (key === undefined) return undefined;
+  // /<something> on a Host that names no network is just an unknown path.
+  const network = hostLabel(host);
+  return gw.has(network) ? { kind: 'network', network, key } : undefined;
+}
+
+/** /v1/jsonrpc/:network/ws (a path splitRestKey gave) → network */
+function restWsNetwork(path: string): string | undefined {
+  if (!path.endsWith('/ws')) return undefined;
+  const segments = path.slice(REST_PREFIX.length).split('/');
+  return segments.length === 2 ? segments[0] : undefined;
+}
+
+function refuseUpgrade(socket: Duplex, error: RpcError): void {
+  endSocketWithJson(socket, error.status, JSON.stringify(errorResponse(null, error)), error.headers);
+}
+
+/** Hands a WebSocket upgrade to the channel once the caller's API key is accepted (else 401). */
+function upgradeGateway(
+  gw: Gateway,
+  ws: WebSocketChannel,
+  network: string,
+  key: string | undefined,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): void {
+  let caller;
+  try {
+    caller = gw.access.caller(req, key);
+  } catch (err) {
+    return refuseUpgrade(socket, asRpcError(err));
+  }
+  ws.upgrade(network, req, socket, head, caller);
+}
+
+/** A refusal made before the gateway saw the request (unreadable HTTP, no Host), as a JSON-RPC error. */
+function refusalBody(status: number, description: string): string {
+  return JSON.stringify(errorResponse(null, new RpcError(status, -32600, `Invalid request: ${description}`)));
+}
+
+/** The gateway as it is while the service starts (undefined) and once it runs. */
+export interface GatewayParts {
+  gateway(): Gateway | undefined;
+  ws(): WebSocketChannel | undefined;
+}
+
+/** The gateway's part of the main listener: every path the other parts do not take. */
+export function gatewayFront(parts: GatewayParts): HttpPart {
+  return {
+    serve(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): void {
+      const gw = parts.gateway();
+      if (!gw) return failRequest(res, starting);
+      let route: GatewayRoute | undefined;
+      try {
+        route = gatewayRoute(gw, path, req.headers.host);
+      } catch (err) {
+        return failRequest(res, err);
+      }
+      if (route) serveGateway(gw, route, req, res, query);
+      else failRequest(res, rpcErrors.notFound(path));
+    },
+    upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, path: string): void {
+      const gw = parts.gateway();
+      const ws = parts.ws();
+      if (!gw || !ws) return refuseUpgrade(socket, starting);
+      const rest = splitRestKey(path);
+      let network: string | undefined;
+      try {
+        network = rest ? restWsNetwork(rest.path) : isWsPath(path) ? hostNetwork(gw, req.headers.host) : undefined;
+      } catch (err) {
+        return refuseUpgrade(socket, asRpcError(err));
+      }
+      if (!network) return refuseUpgrade(socket, rpcErrors.notFound(`no WebSocket endpoint at ${path}`));
+      if (!gw.has(network)) return refuseUpgrade(socket, rpcErrors.unknownNetwork(network, gw.networkNames));
+      upgradeGateway(gw, ws, network, rest ? rest.key : networkPathKey(path), req, socket, head);
+    },
+    claimsHost: (host: string | undefined) => parts.gateway()?.has(hostLabel(host)) ?? false,
+    fail: (res: ServerResponse, err: unknown) => failRequest(res, err ?? rpcErrors.internal()),
+    unavailable: (res: ServerResponse) => failRequest(res, starting),
+    refusalBody,
+  };
+}
+
+/** A listener of one network only, so that clients can use http://host:port as that network's URL. */
+export function networkFront(gw: Gateway, ws: WebSocketChannel, network: string): HttpPart {
+  return {
+    serve(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): void {
+      if (req.method === 'GET' && isWsPath(path)) return failRequest(res, rpcErrors.upgradeRequired());
+      serveGateway(gw, { kind: 'network', network, key: networkPathKey(path) }, req, res, query);
+    },
+    upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, path: string): void {
+      upgradeGateway(gw, ws, network, networkPathKey(path), req, socket, head);
+    },
+    claimsHost: () => true,
+    fail: (res: ServerResponse, err: unknown) => failRequest(res, err ?? rpcErrors.internal()),
+    unavailable: (res: ServerResponse) => failRequest(res, starting),
+    refusalBody,
+  };
+}
