@@ -24,13 +24,13 @@ import {
 } from './domain/order.js';
 import { verifyCancellation } from './domain/cancellation.js';
 import { orderbookErrors } from './domain/errors.js';
-import { orderView, stateFromFacts } from './write/order-state.js';
+import { orderView } from './write/order-state.js';
 import { orderStreamId } from './write/events.js';
 import { handleOrderCommand } from './write/command-handler.js';
 import { SolvableOrders } from './read/solvable-view.js';
 import type { Funding } from './domain/funding.js';
 import type { ChainContext } from './chain/port.js';
-import type { OrderDoc } from './read/projections/orders.js';
+import { stateOf, type OrderDoc } from './read/projections/orders.js';
 import type { CompetitionOrderStatus } from '../generated/orderbook/competition-order-status.js';
 import type { Auction } from '../generated/orderbook/auction.js';
 import type { AuctionOrder } from '../generated/orderbook/auction-order.js';
@@ -193,7 +193,7 @@ export class OrderBook {
 
   /** The order of a read model row at `now` with its funding, as today's API shows it. */
   private present(row: { doc: OrderDoc }, now: number, funding: Funding | undefined): Order | null {
-    const order = orderView(stateFromFacts(row.doc), now, funding?.availableBalance ?? null);
+    const order = orderView(stateOf(row.doc), now, funding?.availableBalance ?? null);
     return order && presentOrder(order, this.settlement);
   }
 
@@ -308,7 +308,7 @@ export class OrderBook {
     const row = await this.parts.readModels.get<OrderDoc>('orders', uid);
     if (!row?.doc.order) throw orderbookErrors.orderNotFound();
     const now = this.now();
-    switch (orderStatus(stateFromFacts(row.doc), now)) {
+    switch (orderStatus(stateOf(row.doc), now)) {
       case 'fulfilled':
         return { type: 'traded' };
       case 'cancelled':

@@ -13,7 +13,6 @@ import type { EventStore } from '../store/types.js';
 import type { ReadModelStore } from '../read/models/types.js';
 import type { Logger } from '../../logger.js';
 import type { OrderCommand } from '../write/decider.js';
-import { stateFromFacts } from '../write/order-state.js';
 import { handleOrderCommand } from '../write/command-handler.js';
 import type { OrderDoc } from '../read/projections/orders.js';
 import { canonicalHashes, LogFollower, type FollowerChanges } from './log-follower.js';
@@ -210,7 +209,7 @@ export class Indexer {
     const { rpc, readModels } = this.options;
     const facts: { uid: string; blockNumber: number; blockHash: string; logIndex: number }[] = [];
     for (const row of await readModels.find<OrderDoc>('orders', {})) {
-      for (const fact of stateFromFacts(row.doc).chainFacts) {
+      for (const fact of row.doc.chainFacts) {
         if (!fact.reverted) facts.push({ uid: row.key, ...fact.chain });
       }
     }

@@ -6,7 +6,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openEventStore, type EventStoreOptions, type StreamPartition } from '../store/index.js';
 import { MemoryReadModelStore } from './models/memory.js';
-import { areTwins } from './models/fold.js';
 import { foldLog } from './rebuild.js';
 import { documentHash } from './digest.js';
 import { projections } from './projections/index.js';
@@ -36,14 +35,8 @@ async function run({ store: options, to, partition }: ReplayJob): Promise<void> 
     const { events } = await foldLog(log, target, projections, to, { page: PAGE, partition });
     parentPort!.postMessage({ kind: 'folded', events } satisfies ReplayMessage);
 
-    // Twin read models (orders, solvable_orders) hold the same documents: hash them once.
     const models: Record<string, Hashes> = {};
-    for (const [i, projection] of projections.entries()) {
-      const twin = projections.slice(0, i).find((earlier) => areTwins(earlier, projection));
-      if (twin) {
-        models[projection.name] = models[twin.name];
-        continue;
-      }
+    for (const projection of projections) {
       const hashed: Hashes = { keys: [], hashes: [] };
       await target.snapshot(projection.name, (key, doc) => {
         hashed.keys.push(key);

@@ -1,7 +1,7 @@
 /**
- * GET /api/v1/solvable_orders, served from the `solvable_orders` read model and never recomputed per
- * request. The orders solvable by events are kept in memory, refreshed from the rows that changed since
- * the last refresh (by position); what depends on time (validTo) and on the chain (balances) is applied
+ * GET /api/v1/solvable_orders, served from the `orders` read model and never recomputed per request. The
+ * orders solvable by events are kept in memory, refreshed from the rows that changed since the last
+ * refresh (by position; the read model is `followed`); what depends on time (validTo) and on the chain (balances) is applied
  * when the answer is built, and the built answer (its bytes and ETag) is reused until the read model
  * advances, a balance changes, or its earliest order expires.
  *
@@ -12,9 +12,8 @@ import { createHash } from 'node:crypto';
 import type { ReadModelStore } from './models/types.js';
 import type { ProjectionRunner } from './runner.js';
 import type { Order } from '../../generated/orderbook/order.js';
-import { orderView, presentOrder, stateFromFacts, type OrderState } from '../write/order-state.js';
-import { solvableByEvents, solvableOrdersProjection } from './projections/solvable-orders.js';
-import type { OrderDoc } from './projections/orders.js';
+import { orderView, presentOrder, type OrderState } from '../write/order-state.js';
+import { ordersProjection, solvableByEvents, stateOf, type OrderDoc } from './projections/orders.js';
 import type { SpendableBalances } from '../chain/port.js';
 import { allocateFunding, type Funding, type FundableOrder } from '../domain/funding.js';
 
@@ -30,7 +29,7 @@ interface Built extends SolvableAnswer {
   validUntil: number;
 }
 
-const NAME = solvableOrdersProjection.name;
+const NAME = ordersProjection.name;
 
 function oldestFirst(a: OrderState, b: OrderState): number {
   const x = a.order!;
@@ -124,7 +123,7 @@ export class SolvableOrders {
       });
       let pairsChanged = false;
       for (const row of rows) {
-        const state = stateFromFacts(row.doc);
+        const state = stateOf(row.doc);
         pairsChanged = this.remove(row.key) || pairsChanged;
         if (solvableByEvents(state)) pairsChanged = this.add(row.key, state) || pairsChanged;
         if (row.position > this.cursor) this.cursor = row.position;

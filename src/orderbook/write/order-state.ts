@@ -76,6 +76,15 @@ function byChainPosition(a: { chain: ChainEventRef }, b: { chain: ChainEventRef 
 
 const NO_TRADES: readonly TradeRecordedData[] = [];
 
+/** The trades among `facts` that are not reverted, by (blockNumber, logIndex). */
+export function tradesOf(facts: readonly ChainFact[]): readonly TradeRecordedData[] {
+  if (facts.length === 0) return NO_TRADES;
+  return facts
+    .filter((fact) => fact.type === 'TradeRecorded' && !fact.reverted)
+    .sort(byChainPosition)
+    .map((fact) => fact.trade as TradeRecordedData);
+}
+
 /** Recomputes everything derived from the chain facts and the order. */
 function derive(state: OrderState): OrderState {
   const order = state.order;
@@ -97,10 +106,7 @@ function derive(state: OrderState): OrderState {
   const presignatures = standing
     .filter((fact) => fact.type === 'OrderPresigned' || fact.type === 'PresignatureRevoked')
     .sort(byChainPosition);
-  const trades = standing
-    .filter((fact) => fact.type === 'TradeRecorded')
-    .sort(byChainPosition)
-    .map((fact) => fact.trade as TradeRecordedData);
+  const trades = tradesOf(standing);
   const executed = trades.reduce<ExecutedAmounts>(
     (sum, trade) => ({
       sellAmount: sum.sellAmount + BigInt(trade.sellAmount),
@@ -145,21 +151,6 @@ export function evolve(state: OrderState, event: OrderEvent): OrderState {
       return derive({ ...state, chainFacts });
     }
   }
-}
-
-/**
- * What an OrderState is made of, as plain JSON (no bigints): the order, its cancellation and its chain
- * facts. Everything else in the state is derived from these, so read models store this and rebuild the
- * state with `stateFromFacts`.
- */
-export type OrderFacts = Pick<OrderState, 'order' | 'cancellation' | 'chainFacts'>;
-
-export function factsOf(state: OrderState): OrderFacts {
-  return { order: state.order, cancellation: state.cancellation, chainFacts: state.chainFacts };
-}
-
-export function stateFromFacts(facts: OrderFacts): OrderState {
-  return derive({ ...initialState(), ...facts });
 }
 
 /** Folds a stream's events from the initial state. */

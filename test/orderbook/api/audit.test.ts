@@ -87,7 +87,7 @@ describe('order book API: auditors', function () {
     const status = (await get(h.api, '/projections')).json;
     const head = await h.book.events.head();
     assert.equal(status.head, head);
-    assert.deepEqual(Object.keys(status.projections).sort(), ['orders', 'solvable_orders', 'trades']);
+    assert.deepEqual(Object.keys(status.projections).sort(), ['orders', 'trades']);
     for (const [name, p] of Object.entries<{ position: number; documents: number; sha256: string; version: number }>(status.projections)) {
       assert.equal(p.position, head, name);
       assert.match(p.sha256, /^[0-9a-f]{64}$/);

@@ -150,7 +150,7 @@ function contract(
       assert.deepEqual((await store.get<Account>('accounts', 'acc-05'))?.doc, { owner: 'alice', balance: 50, deposits: 1 });
     });
 
-    it('folds twin projections (same keysOf and apply) once, each with its own columns, also when one lags', async () => {
+    it('folds two projections with the same keysOf and apply, each with its own columns, also when one lags', async () => {
       const base = accounts();
       const twin: Projection<Account> = { ...base, name: 'accounts_twin', columns: { deposits: { type: 'integer', of: (d) => d.deposits } } };
       await store.prepare(base);

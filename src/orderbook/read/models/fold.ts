@@ -41,37 +41,12 @@ export function applyBatch<Doc>(
   return changes;
 }
 
-/** A step's changes to one projection's documents, with each document's JSON text made once. */
+/** A step's changes to one projection's documents. */
 export interface Fold {
   projection: Projection<any>;
-  /** The checkpoint the fold started from. */
-  from: number;
   changes: Map<string, Change<unknown>>;
-  texts: Map<string, string>;
 }
 
-/**
- * Projections with the same keysOf and apply hold the same documents (only their columns differ), so from
- * the same checkpoint they fold to the same changes. (orders and solvable_orders are such twins.)
- */
-export function areTwins(a: Projection<any>, b: Projection<any>): boolean {
-  return a.keysOf === b.keysOf && a.apply === b.apply;
-}
-
-/** The fold already made in this step that `projection` can take as its own: its twin's, from the same checkpoint. */
-export function twinFold(folds: Fold[], projection: Projection<any>, from: number): Fold | undefined {
-  return folds.find((f) => f.from === from && areTwins(f.projection, projection));
-}
-
-/** The stored text of a changed document. */
-export function docText(fold: Fold, key: string, doc: unknown): string {
-  let text = fold.texts.get(key);
-  if (text === undefined) {
-    text = JSON.stringify(doc);
-    fold.texts.set(key, text);
-  }
-  return text;
-}
 
 /** The values of a projection's columns for one document, in the order of `projection.columns`. */
 export function columnValues<Doc>(projection: Projection<Doc>, doc: Doc): (string | number | boolean | null)[] {

@@ -1,18 +1,17 @@
 /**
  * Read models held in memory: the fresh store a replay rebuilds into (npm run replay). Nothing is
- * persisted or serialised, so a replay costs what reading the log and applying the projections cost. Twin projections (same keysOf and apply, such as
- * orders and solvable_orders) share one set of documents.
+ * persisted or serialised, so a replay costs what reading the log and applying the projections cost.
  */
 import type { StoredEvent } from '../../store/types.js';
 import type { Condition, EventSource, Projection, Query, ReadModelStore, Row, StepResult } from './types.js';
-import { areTwins, eventsAfter } from './fold.js';
+import { eventsAfter } from './fold.js';
 
 interface Entry {
   doc: unknown;
   position: number;
 }
 
-/** The documents of a projection and its twins, and the position they reflect. */
+/** The documents of a projection, and the position they reflect. */
 interface Documents {
   entries: Map<string, Entry>;
   checkpoint: number;
@@ -47,8 +46,7 @@ export class MemoryReadModelStore implements ReadModelStore {
   private readonly models = new Map<string, Model>();
 
   async prepare(projection: Projection<any>): Promise<void> {
-    const twin = [...this.models.values()].find((m) => areTwins(m.projection, projection));
-    this.models.set(projection.name, { projection, documents: twin?.documents ?? { entries: new Map(), checkpoint: 0 } });
+    this.models.set(projection.name, { projection, documents: { entries: new Map(), checkpoint: 0 } });
   }
 
   async step(projections: Projection<any>[], source: EventSource): Promise<StepResult> {
@@ -58,8 +56,6 @@ export class MemoryReadModelStore implements ReadModelStore {
     if (events.length === 0) return { checkpoints, events: 0 };
     const last = events[events.length - 1].position;
     for (const { projection, documents } of models) {
-      // Twins share their documents: the first of them in this step folds the events, the others find
-      // the documents already at `last`.
       if (documents.checkpoint < last) {
         this.apply(projection, documents.entries, eventsAfter(events, documents.checkpoint));
         documents.checkpoint = last;

@@ -10,11 +10,9 @@ import {
   applyBatch,
   checkedName,
   columnValues,
-  docText,
   eventsAfter,
   indexedColumns,
   keysOfBatch,
-  twinFold,
   type Change,
   type Fold,
 } from './fold.js';
@@ -99,17 +97,11 @@ export class PostgresReadModelStore implements ReadModelStore {
       if (events.length === 0) return { checkpoints, events: 0 };
       const last = events[events.length - 1].position;
       const moved: string[] = [];
-      const folds: Fold[] = [];
       for (const projection of projections) {
         const from = checkpoints[projection.name];
         const mine = eventsAfter(events, from);
         if (mine.length === 0) continue;
-        let fold = twinFold(folds, projection, from);
-        if (!fold) {
-          fold = { projection, from, changes: await this.fold(client, projection, mine), texts: new Map() };
-          folds.push(fold);
-        }
-        await this.write(client, projection, fold);
+        await this.write(client, projection, { projection, changes: await this.fold(client, projection, mine) });
         checkpoints[projection.name] = last;
         moved.push(projection.name);
       }
@@ -145,7 +137,7 @@ export class PostgresReadModelStore implements ReadModelStore {
         continue;
       }
       ids.push(key);
-      docs.push(docText(fold, key, change.doc));
+      docs.push(JSON.stringify(change.doc));
       positions.push(change.position);
       columnValues(projection, change.doc).forEach((v, i) => columns[i].push(v));
     }

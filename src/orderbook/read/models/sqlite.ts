@@ -10,11 +10,9 @@ import {
   applyBatch,
   checkedName,
   columnValues,
-  docText,
   eventsAfter,
   indexedColumns,
   keysOfBatch,
-  twinFold,
   type Change,
   type Fold,
 } from './fold.js';
@@ -98,7 +96,6 @@ export class SqliteReadModelStore implements ReadModelStore {
     const events = await source(Math.min(...Object.values(checkpoints)));
     if (events.length === 0) return { checkpoints, events: 0 };
     const last = events[events.length - 1].position;
-    const folds: Fold[] = [];
     this.withoutSync(
       this.db.transaction(() => {
         for (const p of prepared) {
@@ -106,12 +103,7 @@ export class SqliteReadModelStore implements ReadModelStore {
           const from = checkpoints[name];
           const mine = eventsAfter(events, from);
           if (mine.length === 0) continue;
-          let fold = twinFold(folds, p.projection, from);
-          if (!fold) {
-            fold = { projection: p.projection, from, changes: this.fold(p, mine), texts: new Map() };
-            folds.push(fold);
-          }
-          this.write(p, fold);
+          this.write(p, { projection: p.projection, changes: this.fold(p, mine) });
           this.setCheckpoint.run(last, name);
           checkpoints[name] = last;
         }
@@ -150,7 +142,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   private write({ projection, upsert, remove }: Prepared, fold: Fold): void {
     for (const [key, change] of fold.changes) {
       if (change.doc === undefined) remove.run(key);
-      else upsert.run(key, docText(fold, key, change.doc), change.position, ...columnValues(projection, change.doc).map(sqliteValue));
+      else upsert.run(key, JSON.stringify(change.doc), change.position, ...columnValues(projection, change.doc).map(sqliteValue));
     }
   }
 

@@ -1,56 +1,88 @@
 /**
- * Read model `orders`: one document per order UID holding the order's facts (the signed order, its
- * cancellation, its chain facts). Every field of the wire Order is derived from them when read, since
- * `status` and `availableBalance` depend on the time and the chain; the columns serve the filters of
- * GET /api/v1/orders.
+ * Read model `orders`: one document per order UID holding the order's state as its events left it, the
+ * derived part included (executed amounts, fill, invalidation, presignature), so that a read is a lookup:
+ * the wire Order at a time is this document plus what depends on the time (status's expiry) and the chain
+ * (availableBalance). The columns serve the filters of GET /api/v1/orders, and `solvable` the solvable
+ * orders view (read/solvable-view.ts), which follows this read model by position.
  */
-import type { StoredEvent } from '../../store/types.js';
-import type { Projection } from '../models/types.js';
-import { parseOrderEvent } from '../../write/events.js';
+import { defineProjection } from './define.js';
 import {
   evolve,
-  factsOf,
   initialState,
-  isInvalidated,
-  stateFromFacts,
-  type OrderFacts,
+  tradesOf,
+  type ChainFact,
+  type ExecutedAmounts,
   type OrderState,
 } from '../../write/order-state.js';
+import type { OrderCancelledData, OrderCreatedData } from '../../write/events.js';
 
-export type OrderDoc = OrderFacts;
+/** An OrderState as JSON (amounts as decimal strings). */
+export interface OrderDoc {
+  order: OrderCreatedData | null;
+  cancellation: OrderCancelledData | null;
+  chainFacts: ChainFact[];
+  executed: { sellAmount: string; sellAmountBeforeFees: string; buyAmount: string; feeAmount: string };
+  invalidatedOnChain: boolean;
+  presigned: boolean;
+  fullyExecuted: boolean;
+}
 
-/** Every order book event names its order's UID. */
-export function orderKeys(event: StoredEvent): string[] {
-  const uid = (event.data as { uid?: unknown } | null)?.uid;
-  return typeof uid === 'string' ? [uid] : [];
+const NOTHING = { sellAmount: '0', sellAmountBeforeFees: '0', buyAmount: '0', feeAmount: '0' };
+
+export function docOf(state: OrderState): OrderDoc {
+  const e = state.executed;
+  return {
+    order: state.order,
+    cancellation: state.cancellation,
+    chainFacts: state.chainFacts as ChainFact[],
+    executed:
+      e.sellAmount === 0n && e.buyAmount === 0n && e.feeAmount === 0n && e.sellAmountBeforeFees === 0n
+        ? NOTHING
+        : { sellAmount: String(e.sellAmount), sellAmountBeforeFees: String(e.sellAmountBeforeFees), buyAmount: String(e.buyAmount), feeAmount: String(e.feeAmount) },
+    invalidatedOnChain: state.invalidatedOnChain,
+    presigned: state.presigned,
+    fullyExecuted: state.fullyExecuted,
+  };
+}
+
+/** The order's state, as stored: nothing is derived again. */
+export function stateOf(doc: OrderDoc): OrderState {
+  const e = doc.executed;
+  const executed: ExecutedAmounts =
+    e === NOTHING || e.sellAmount === '0' && e.buyAmount === '0' && e.feeAmount === '0' && e.sellAmountBeforeFees === '0'
+      ? initialState().executed
+      : { sellAmount: BigInt(e.sellAmount), sellAmountBeforeFees: BigInt(e.sellAmountBeforeFees), buyAmount: BigInt(e.buyAmount), feeAmount: BigInt(e.feeAmount) };
+  return {
+    order: doc.order,
+    cancellation: doc.cancellation,
+    chainFacts: doc.chainFacts,
+    invalidatedOnChain: doc.invalidatedOnChain,
+    presigned: doc.presigned,
+    trades: tradesOf(doc.chainFacts),
+    executed,
+    fullyExecuted: doc.fullyExecuted,
+  };
 }
 
 /**
- * The state of each document, derived once (columns and the next event's apply read it), kept on the
- * document under a symbol: JSON (what the stores keep, what digests hash) leaves symbol keys out. A WeakMap
- * would do the same at a cost the garbage collector pays for every document of a replay.
+ * Open by its events: known, not fully executed, not cancelled or invalidated, and presigned when presign.
+ * Time (validTo) and the owner's funds decide the rest, when solvable orders are read.
  */
-const STATE = Symbol('derived state');
-type Memo = OrderDoc & { [STATE]?: OrderState };
-
-export function applyOrderEvent(doc: OrderDoc | undefined, event: StoredEvent): OrderDoc {
-  const state = evolve(doc ? stateOf(doc) : initialState(), parseOrderEvent(event));
-  // evolve of a derived state gives a derived state: it is the new document's.
-  const facts: Memo = factsOf(state);
-  facts[STATE] = state;
-  return facts;
+export function solvableByEvents(state: Pick<OrderState, 'order' | 'fullyExecuted' | 'presigned' | 'cancellation' | 'invalidatedOnChain'>): boolean {
+  const order = state.order;
+  if (!order || state.fullyExecuted || state.cancellation !== null || state.invalidatedOnChain) return false;
+  return order.signingScheme !== 'presign' || state.presigned;
 }
 
-export function stateOf(doc: OrderDoc): OrderState {
-  const memo = doc as Memo;
-  return (memo[STATE] ??= stateFromFacts(doc));
-}
-
-export const ordersProjection: Projection<OrderDoc> = {
+export const ordersProjection = defineProjection<OrderDoc, 'OrderCreated' | 'OrderCancelled' | 'OrderInvalidated' | 'OrderPresigned' | 'PresignatureRevoked' | 'TradeRecorded' | 'ChainEventReverted'>({
   name: 'orders',
-  version: 1,
-  keysOf: orderKeys,
-  apply: applyOrderEvent,
+  // 2: the document is the order's state with its derived part (was: the facts only), and `solvable`.
+  version: 2,
+  handles: ['OrderCreated', 'OrderCancelled', 'OrderInvalidated', 'OrderPresigned', 'PresignatureRevoked', 'TradeRecorded', 'ChainEventReverted'],
+  // Every order book event names its order's UID.
+  keysOf: (event) => [event.data.uid],
+  evolve: (doc, event) => docOf(evolve(doc ? stateOf(doc) : initialState(), event)),
+  followed: true,
   columns: {
     // false for an order known only from chain facts (a trade of an order placed elsewhere)
     known: { type: 'boolean', of: (doc) => doc.order !== null, indexed: false },
@@ -60,7 +92,8 @@ export const ordersProjection: Projection<OrderDoc> = {
     valid_to: { type: 'integer', of: (doc) => doc.order?.validTo ?? null },
     created_at: { type: 'text', of: (doc) => doc.order?.creationDate ?? null },
     // Flags most orders share: filtered on, but no help as indexes.
-    fully_executed: { type: 'boolean', of: (doc) => stateOf(doc).fullyExecuted, indexed: false },
-    invalidated: { type: 'boolean', of: (doc) => isInvalidated(stateOf(doc)), indexed: false },
+    fully_executed: { type: 'boolean', of: (doc) => doc.fullyExecuted, indexed: false },
+    invalidated: { type: 'boolean', of: (doc) => doc.cancellation !== null || doc.invalidatedOnChain, indexed: false },
+    solvable: { type: 'boolean', of: (doc) => solvableByEvents(doc), indexed: false },
   },
-};
+});

@@ -3,29 +3,18 @@
  * shape of GET /api/v1/trades. A reorganisation's ChainEventReverted removes the trade; the log coming back
  * adds it again.
  */
-import type { StoredEvent } from '../../store/types.js';
-import type { Projection } from '../models/types.js';
 import type { Trade } from '../../../generated/orderbook/trade.js';
-import { chainEventKey, parseOrderEvent } from '../../write/events.js';
+import { chainEventKey } from '../../write/events.js';
+import { defineProjection } from './define.js';
 
-function tradeKeys(event: StoredEvent): string[] {
-  if (event.type === 'TradeRecorded') return [chainEventKey((event.data as { chain: { blockHash: string; logIndex: number } }).chain)];
-  if (event.type === 'ChainEventReverted') {
-    const data = event.data as { reverted: string; chain: { blockHash: string; logIndex: number } };
-    if (data.reverted === 'TradeRecorded') return [chainEventKey(data.chain)];
-  }
-  return [];
-}
-
-export const tradesProjection: Projection<Trade> = {
+export const tradesProjection = defineProjection<Trade, 'TradeRecorded' | 'ChainEventReverted'>({
   name: 'trades',
   // 2: txHash beside transactionHash, and the tx_hash column (GET /api/v1/transactions/{txHash}/orders).
   version: 2,
-  keysOf: tradeKeys,
-  apply(doc, stored) {
-    const event = parseOrderEvent(stored);
+  handles: ['TradeRecorded', 'ChainEventReverted'],
+  keysOf: (event) => (event.type === 'TradeRecorded' || event.data.reverted === 'TradeRecorded' ? [chainEventKey(event.data.chain)] : []),
+  evolve(_doc, event) {
     if (event.type === 'ChainEventReverted') return undefined;
-    if (event.type !== 'TradeRecorded') return doc;
     const t = event.data;
     return {
       blockNumber: t.chain.blockNumber,
@@ -48,4 +37,4 @@ export const tradesProjection: Projection<Trade> = {
     log_index: { type: 'integer', of: (t) => t.logIndex },
     tx_hash: { type: 'text', of: (t) => t.txHash },
   },
-};
+});
