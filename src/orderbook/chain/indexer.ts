@@ -6,27 +6,25 @@
  * crash in between only makes the next leader apply the same changes again, to no effect.
  *
  * A reorganisation deeper than the follower remembers (or an embedded chain that restarted empty) is
- * reconciled from the book itself: every standing chain fact whose block is no longer canonical is
- * reverted, and following starts again below the lowest such block.
+ * reconciled from the chain facts the indexer recorded as it appended them (indexer-state.ts): every
+ * standing fact whose block is no longer canonical is reverted, and following starts again below the
+ * lowest such block. The indexer reads no read model: what it needs is its own, on the write side.
  */
 import type { EventStore } from '../store/types.js';
-import type { ReadModelStore } from '../read/models/types.js';
 import type { Logger } from '../../logger.js';
 import type { OrderCommand } from '../write/decider.js';
 import { handleOrderCommand } from '../write/command-handler.js';
-import type { OrderDoc } from '../read/projections/orders.js';
 import { canonicalHashes, LogFollower, type FollowerChanges } from './log-follower.js';
 import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from './reorg.js';
 import { headNumber, type ChainRpc } from './rpc.js';
 import type { HeadSource } from './port.js';
 import type { DecodedLog } from './settlement-events.js';
-import type { IndexerState } from './indexer-state.js';
+import type { IndexerState, StandingFact } from './indexer-state.js';
 
 export interface IndexerOptions {
   rpc: ChainRpc;
   settlement: string;
   events: EventStore;
-  readModels: ReadModelStore;
   state: IndexerState;
   logger: Logger;
   /** Where a fresh indexer starts; undefined: the head at its first start. */
@@ -70,6 +68,17 @@ function commandForLog(log: DecodedLog): OrderCommand | null {
       return null;
   }
 }
+
+/** The chain fact a log adds to (or takes from) an order's stream; null for Settlement logs. */
+function factOfLog(log: DecodedLog): StandingFact | null {
+  if (log.type === 'Settlement') return null;
+  return { uid: log.orderUid, blockNumber: log.blockNumber, blockHash: log.blockHash.toLowerCase(), logIndex: log.logIndex };
+}
+
+const CHAIN_FACT_TYPES = new Set(['OrderInvalidated', 'OrderPresigned', 'PresignatureRevoked', 'TradeRecorded']);
+
+/** Page size of the one-time reading of the log for the facts of an indexer that ran before they were kept. */
+const LOG_PAGE = 10_000;
 
 function revertCommandForLog(log: DecodedLog): OrderCommand | null {
   if (log.type === 'Settlement') return null;
@@ -135,6 +144,8 @@ export class Indexer {
     while (!this.stopped) {
       try {
         const checkpoint = (await this.options.state.load(this.name)) ?? initialCheckpoint(await this.startBlock());
+        // Facts recorded from here on must join those of before: take those from the log first if needed.
+        await this.standingFacts();
         if (!this.stopped) this.run(checkpoint);
         return;
       } catch (err) {
@@ -165,9 +176,38 @@ export class Indexer {
   }
 
   private async apply({ removed, added, checkpoint }: FollowerChanges): Promise<void> {
+    const { state } = this.options;
     for (const log of removed) await this.command(revertCommandForLog(log));
+    await state.forgetFacts(this.name, removed.map(factOfLog).filter((f) => f !== null));
+    await state.recordFacts(this.name, added.map(factOfLog).filter((f) => f !== null));
     for (const log of added) await this.command(commandForLog(log));
-    await this.options.state.save(this.name, checkpoint);
+    await state.save(this.name, checkpoint);
+  }
+
+  /**
+   * The standing chain facts, as recorded. A database whose indexer ran before facts were recorded has
+   * them taken from the log, once: each chain event not reverted since.
+   */
+  private async standingFacts(): Promise<StandingFact[]> {
+    const { state, events } = this.options;
+    if (await state.hasFacts(this.name)) return state.standingFacts(this.name);
+    const standing = new Map<string, StandingFact>();
+    for (let after = 0; ; ) {
+      const page = await events.readAll(after, LOG_PAGE);
+      if (page.length === 0) break;
+      after = page[page.length - 1].position;
+      for (const event of page) {
+        const data = event.data as { uid: string; chain: { blockNumber: number; blockHash: string; logIndex: number } };
+        if (!CHAIN_FACT_TYPES.has(event.type) && event.type !== 'ChainEventReverted') continue;
+        const fact = { uid: data.uid, blockNumber: data.chain.blockNumber, blockHash: data.chain.blockHash.toLowerCase(), logIndex: data.chain.logIndex };
+        const key = `${fact.uid}:${fact.blockHash}:${fact.logIndex}`;
+        if (event.type === 'ChainEventReverted') standing.delete(key);
+        else standing.set(key, fact);
+      }
+    }
+    const facts = [...standing.values()];
+    await state.recordFacts(this.name, facts);
+    return facts;
   }
 
   private async command(command: OrderCommand | null): Promise<void> {
@@ -206,24 +246,22 @@ export class Indexer {
    * followed (an embedded chain that restarted empty), since all of it is new.
    */
   private async reconcile(stale: FollowerCheckpoint | undefined): Promise<number> {
-    const { rpc, readModels } = this.options;
-    const facts: { uid: string; blockNumber: number; blockHash: string; logIndex: number }[] = [];
-    for (const row of await readModels.find<OrderDoc>('orders', {})) {
-      for (const fact of row.doc.chainFacts) {
-        if (!fact.reverted) facts.push({ uid: row.key, ...fact.chain });
-      }
-    }
+    const { rpc } = this.options;
+    const facts = await this.standingFacts();
     // A failed lookup throws (the reconciliation is tried again): only a block that is not there, or
     // another block at that height, reverts a fact.
     const canonical = await canonicalHashes(rpc, [...new Set(facts.map((f) => f.blockNumber))], MAX_BATCH_SIZE);
     const head = await headNumber(rpc);
     let from = Math.min(head, stale?.recent[0]?.number ?? head);
     if (stale && head < stale.blockNumber) from = Math.min(from, this.options.startBlock ?? 0);
+    const reverted: StandingFact[] = [];
     for (const fact of facts) {
       if (canonical.get(fact.blockNumber) === fact.blockHash.toLowerCase()) continue;
       await this.command({ type: 'RevertChainEvent', data: { uid: fact.uid, blockHash: fact.blockHash, logIndex: fact.logIndex } });
+      reverted.push(fact);
       from = Math.min(from, fact.blockNumber);
     }
+    await this.options.state.forgetFacts(this.name, reverted);
     from = Math.max(from, 0);
     await this.options.state.save(this.name, initialCheckpoint(from));
     return from;

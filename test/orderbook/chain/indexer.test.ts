@@ -73,7 +73,6 @@ describe('indexer: reconciling a deep reorganisation (anvil)', function () {
       rpc,
       settlement: dev.settlement,
       events,
-      readModels,
       state: indexerStateFor(events),
       logger,
       startBlock: 0,
@@ -135,7 +134,7 @@ describe('indexer: reconciling a deep reorganisation (anvil)', function () {
       },
       batch: (calls) => chain.rpc.batch(calls),
     };
-    const fresh = new Indexer({ rpc, settlement: dev.settlement, events: store, readModels: readModelStoreFor(store), state: indexerStateFor(store), logger, pollIntervalMs: 50 });
+    const fresh = new Indexer({ rpc, settlement: dev.settlement, events: store, state: indexerStateFor(store), logger, pollIntervalMs: 50 });
     try {
       fresh.start();
       await fresh.idle();
