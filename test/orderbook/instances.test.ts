@@ -3,7 +3,8 @@
  * upstream, with the GPv2 contracts bootstrapped once) serve the same order book. An order created through
  * one is listed, served and solvable on the other; a cancellation through the second shows on the first;
  * concurrent POSTs of one order spread over both give one 201; a trade on chain shows on both, whichever
- * instance leads the indexer.
+ * instance leads the indexer, with the amounts of the contract's own Trade log; and the read models of both
+ * have the digests an auditor's replay of the shared log computes.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +20,9 @@ import { serviceEnv, spawnService, type ServiceProcess } from '../support/proces
 import { databaseUrl, dropSchema } from '../support/postgres.js';
 import { http, postJson } from '../support/http.js';
 import { until } from '../support/wait.js';
+import { replayCli } from '../support/replay.js';
+import { Interface, type InterfaceAbi } from 'ethers';
+import { gpv2Artifact } from '../../src/contracts/artifacts.js';
 
 const e18 = (n: number | string) => parseUnits(String(n), 18);
 
@@ -123,6 +127,10 @@ describe('order book: two instances on one PostgreSQL', function () {
       [{ order, scheme: 'eip712', signature: signed.body.signature }],
       { [dev.tokens.TKA]: order.buyAmount, [dev.tokens.TKB]: order.sellAmount },
     );
+    // The contract's own record of the settlement: its Trade log, decoded with the artifact's ABI.
+    const settlement = new Interface(gpv2Artifact('GPv2Settlement').abi as InterfaceAbi);
+    const logged = receipt.logs.map((log) => settlement.parseLog(log)).find((log) => log?.name === 'Trade')!;
+    assert.equal(logged.args.orderUid.toLowerCase(), signed.uid);
     for (const instance of [a, b]) {
       await until(async () => (await http(`${instance.api}/orders/${signed.uid}`)).json.status === 'fulfilled', 'the trade', 20_000);
       // Read models catch up one after the other: the trades one may come a moment after the orders one.
@@ -130,9 +138,26 @@ describe('order book: two instances on one PostgreSQL', function () {
       const trades = (await http(`${instance.api}/trades?orderUid=${signed.uid}`)).json;
       assert.equal(trades.length, 1);
       assert.equal(trades[0].transactionHash, receipt.hash.toLowerCase());
+      assert.equal(trades[0].sellAmount, (logged.args.sellAmount as bigint).toString());
+      assert.equal(trades[0].buyAmount, (logged.args.buyAmount as bigint).toString());
+      const served = (await http(`${instance.api}/orders/${signed.uid}`)).json;
+      assert.equal(served.executedSellAmount, (logged.args.sellAmount as bigint).toString());
+      assert.equal(served.executedBuyAmount, (logged.args.buyAmount as bigint).toString());
     }
-    const [pa, pb] = await Promise.all([http(`${a.api}/projections`), http(`${b.api}/projections`)]);
-    assert.deepEqual(pa.json.projections.trades, pb.json.projections.trades);
+    // Not the two instances against each other (they read the same tables), but each against the log: the
+    // digests an auditor's replay of the shared PostgreSQL log computes, once both have caught up with it.
+    const replayed = await replayCli({ DATABASE_URL: databaseUrl!, DATABASE_SCHEMA: schema });
+    for (const instance of [a, b]) {
+      await until(async () => {
+        const live = (await http(`${instance.api}/projections`)).json.projections;
+        return Object.values<{ position: number }>(live).every((p) => p.position >= replayed.position);
+      }, 'the read models at the replayed position', 20_000);
+      const live = (await http(`${instance.api}/projections`)).json.projections;
+      assert.deepEqual(Object.keys(live).sort(), Object.keys(replayed.digests).sort());
+      for (const [name, { version: _version, ...digest }] of Object.entries<{ version: number }>(live)) {
+        assert.deepEqual(digest, replayed.digests[name], name);
+      }
+    }
   });
 
   it("a quote and an app data document from one instance are found by the other (today's API)", async () => {
