@@ -93,6 +93,11 @@ export class ChainBalances implements SpendableBalances {
     return () => this.listeners.delete(listener);
   }
 
+  /** Resolves once the reads asked for so far (by track or refresh) have ended. */
+  settled(): Promise<void> {
+    return this.reading ?? Promise.resolve();
+  }
+
   /**
    * A new head: reads every tracked pair again. Resolves when a read that started after this call has
    * ended; a failed read keeps the amounts known so far.

@@ -45,7 +45,8 @@ describe('ChainBalances: spendable amounts kept current (anvil)', () => {
     const balances = new ChainBalances(rpc, dev.vaultRelayer, logger);
     let changes = 0;
     balances.onChange(() => changes++);
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+    // track() asks for its reads at once; settled() waits for them to end, and for nothing when none was asked.
+    const settle = () => balances.settled();
 
     // Order creation reads alice; tracking her right after reads nothing more.
     assert.equal(await balances.fetch(alice.address, dev.tokens.TKA), e18(10));
@@ -82,8 +83,9 @@ describe('ChainBalances: spendable amounts kept current (anvil)', () => {
     // Batches wait at a gate, so that a read is surely in progress while the chain changes.
     let open: () => void = () => {};
     let gate: Promise<void> = Promise.resolve();
+    let arrived: () => void = () => {};
     const rpc = recordingRpc(chain.rpc);
-    const gated: ChainRpc = { call: rpc.call, batch: async (calls) => (await gate, rpc.batch(calls)) };
+    const gated: ChainRpc = { call: rpc.call, batch: async (calls) => (arrived(), await gate, rpc.batch(calls)) };
     const balances = new ChainBalances(gated, dev.vaultRelayer, logger);
     balances.track([[alice.address, dev.tokens.TKA]]);
     await balances.refresh();
@@ -91,8 +93,9 @@ describe('ChainBalances: spendable amounts kept current (anvil)', () => {
     const before = rpc.batches.length;
 
     gate = new Promise((resolve) => (open = resolve));
+    const atGate = new Promise<void>((resolve) => (arrived = resolve));
     const first = balances.refresh();
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the first read has its block and waits at the gate
+    await atGate; // the first read has its block and waits at the gate
     await mined(testToken(dev.tokens.TKA, alice).transfer(bob.address, e18(1)));
     const heads = [balances.refresh(), balances.refresh(), balances.refresh()];
     open();
