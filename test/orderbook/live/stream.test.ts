@@ -94,8 +94,11 @@ describe('order book: the event stream', function () {
     );
     const listed = (await get(h.api, `/events?after=${head}&limit=1000`)).json;
     assert.deepEqual(events.map((e) => JSON.parse(e.data)), listed);
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(again.events.length, 1000, 'nothing twice, nothing more');
+    // One more event appended after them arrives next: nothing came twice or in between.
+    await appendSynthetic(1);
+    const [marker] = (await again.waitFor(1001)).slice(1000);
+    assert.equal(Number(marker.id), head + 1001, 'nothing twice, nothing more');
+    assert.equal(again.events.length, 1001);
 
     // ?after= does the same, and Last-Event-ID wins over it.
     const byQuery = await open(`?after=${head + 990}`);
