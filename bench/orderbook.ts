@@ -13,10 +13,14 @@
  *   cancellations) in a fresh SQLite event store;
  * - reference: signature recoveries per second of the native secp256k1 binding alone, on this machine now;
  * - quote: POST /api/v1/quote latency p50/p99 with `quoteClients` clients each asking one quote after the
- *   other (SQLite; every quote is a QuoteIssued event appended to the log).
+ *   other (SQLite; every quote is a QuoteIssued event appended to the log);
+ * - growth: one SQLite service filled to each of `growthLevels` open orders (10,000, 50,000, 100,000): at each,
+ *   solvable_orders p50/p99 plain and gzip in a pause (the answer cached), the first GET after one more order
+ *   (the answer rebuilt), GET /api/v1/orders/{UID} p50/p99 of random orders, and the service's resident
+ *   memory per open order (RSS at the level minus RSS before the first order, divided).
  * Run alone: `node dist/bench/orderbook.js [section ...]` (DATABASE_URL for PostgreSQL), or through `npm run bench`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -64,10 +68,12 @@ export interface OrderbookBenchOptions {
   quotesPerClient?: number;
   /** Options for the service's node, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] for a profile of the intake. */
   serviceNodeArgs?: string[];
+  /** Open orders at which the growth section measures (default 10,000, 50,000 and 100,000). */
+  growthLevels?: number[];
 }
 
-export type Section = 'reference' | 'sqlite' | 'postgres' | 'replay' | 'quote';
-const SECTIONS: Section[] = ['reference', 'sqlite', 'postgres', 'replay', 'quote'];
+export type Section = 'reference' | 'sqlite' | 'postgres' | 'replay' | 'quote' | 'growth';
+const SECTIONS: Section[] = ['reference', 'sqlite', 'postgres', 'replay', 'quote', 'growth'];
 
 type Figures = Record<string, Figure>;
 
@@ -228,6 +234,115 @@ async function benchEngine(
   }
 }
 
+
+// ---------------------------------------------------------------------------------------------------------
+// Growth: solvable_orders, one order's GET and memory as the book grows
+
+/** Resident memory of a process, in bytes (VmRSS). */
+function residentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+/** Milliseconds of each of `count` sequential GETs of `path`, body fully received, sorted. */
+async function timeGets(pool: Pool, paths: () => string, count: number, headers: Record<string, string> = {}): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = process.hrtime.bigint();
+    const res = await pool.request({ path: paths(), method: 'GET', headers });
+    await res.body.arrayBuffer();
+    if (res.statusCode !== 200) throw new Error(`GET answered ${res.statusCode}`);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+async function benchGrowth(o: Required<Omit<OrderbookBenchOptions, 'databaseUrl'>>, log: (line: string) => void): Promise<Figures> {
+  const levels = [...o.growthLevels].sort((a, b) => a - b);
+  const changes = 20;
+  const total = levels.at(-1)! + changes * levels.length;
+  log(`growth: preparing ${o.owners} owners and ${total} signed orders`);
+  const market = await prepareMarket(o.owners, total);
+  const dataDir = mkdtempSync(join(tmpdir(), 'ethgate-bench-growth-'));
+  const env: Record<string, string> = {
+    PORT: String(await freePort()),
+    DATA_DIR: dataDir,
+    NETWORKS: 'mainnet',
+    ORDERBOOK: 'on',
+    UPSTREAM_MAINNET: market.chain.anvil.httpUrl,
+    SETTLEMENT_CONTRACT: market.dev.settlement,
+    LOG_LEVEL: 'warn',
+  };
+  const pool = new Pool(`http://127.0.0.1:${env.PORT}`, { connections: o.concurrency, pipelining: 1 });
+  let service: ServiceProcess | undefined;
+  const figures: Figures = {};
+  const ms = (value: number) => ({ value: round(value, 2), unit: 'ms' });
+  try {
+    service = await spawnService(env, { nodeArgs: o.serviceNodeArgs });
+    const pid = service.child.pid!;
+    const empty = residentBytes(pid);
+    let extra = 0; // orders posted as changes, beyond the levels
+    let posted = 0;
+    const post = async (count: number) => {
+      const bodies = market.bodies.slice(posted, posted + count);
+      await postAll(pool, bodies, o.concurrency);
+      posted += count;
+    };
+    for (const level of levels) {
+      await post(level + extra - posted);
+      await timeGets(pool, () => '/api/v1/solvable_orders', 1); // builds the answer
+      const requests = level >= 50_000 ? 20 : 100;
+      const plain = await timeGets(pool, () => '/api/v1/solvable_orders', requests);
+      const gzip = await timeGets(pool, () => '/api/v1/solvable_orders', requests, { 'accept-encoding': 'gzip' });
+      // After a change: one more order, then the first GET (plain, then gzip), which rebuild the answer.
+      const rebuiltPlain: number[] = [];
+      const rebuiltGzip: number[] = [];
+      for (let i = 0; i < changes; i++) {
+        await post(1);
+        extra++;
+        const headers: Record<string, string> = i % 2 === 0 ? {} : { 'accept-encoding': 'gzip' };
+        (i % 2 === 0 ? rebuiltPlain : rebuiltGzip).push(...(await timeGets(pool, () => '/api/v1/solvable_orders', 1, headers)));
+      }
+      rebuiltPlain.sort((a, b) => a - b);
+      rebuiltGzip.sort((a, b) => a - b);
+      // One order by UID: the body's UID is in the signed order (56 bytes: digest, owner, validTo).
+      const first = (await (await pool.request({ path: '/api/v1/solvable_orders', method: 'GET' })).body.json()) as { uid: string }[];
+      const orderUids = first.map((order) => order.uid);
+      const one = await timeGets(pool, () => `/api/v1/orders/${orderUids[Math.floor(Math.random() * orderUids.length)]}`, 500);
+      const rss = residentBytes(pid);
+      const k = `${level / 1000}k`;
+      Object.assign(figures, {
+        [`orderbook.growth.${k}.solvable_orders.p50`]: ms(percentile(plain, 50)),
+        [`orderbook.growth.${k}.solvable_orders.p99`]: ms(percentile(plain, 99)),
+        [`orderbook.growth.${k}.solvable_orders_gzip.p50`]: ms(percentile(gzip, 50)),
+        [`orderbook.growth.${k}.solvable_orders_gzip.p99`]: ms(percentile(gzip, 99)),
+        [`orderbook.growth.${k}.solvable_orders_after_change.p50`]: ms(percentile(rebuiltPlain, 50)),
+        [`orderbook.growth.${k}.solvable_orders_after_change.max`]: ms(rebuiltPlain.at(-1)!),
+        [`orderbook.growth.${k}.solvable_orders_gzip_after_change.p50`]: ms(percentile(rebuiltGzip, 50)),
+        [`orderbook.growth.${k}.solvable_orders_gzip_after_change.max`]: ms(rebuiltGzip.at(-1)!),
+        [`orderbook.growth.${k}.order.p50`]: ms(percentile(one, 50)),
+        [`orderbook.growth.${k}.order.p99`]: ms(percentile(one, 99)),
+        [`orderbook.growth.${k}.rss_per_open_order`]: { value: Math.round((rss - empty) / orderUids.length), unit: 'bytes' },
+      });
+      log(
+        `growth ${orderUids.length} open orders: solvable_orders p50 ${percentile(plain, 50).toFixed(1)} / p99 ${percentile(plain, 99).toFixed(1)} ms, ` +
+          `gzip p50 ${percentile(gzip, 50).toFixed(1)} / p99 ${percentile(gzip, 99).toFixed(1)} ms; after a change p50 ${percentile(rebuiltPlain, 50).toFixed(1)} ` +
+          `(gzip ${percentile(rebuiltGzip, 50).toFixed(1)}) ms; order p50 ${percentile(one, 50).toFixed(2)} / p99 ${percentile(one, 99).toFixed(2)} ms; ` +
+          `RSS ${((rss - empty) / 1e6).toFixed(0)} MB over empty, ${Math.round((rss - empty) / orderUids.length)} B per open order`,
+      );
+    }
+    return figures;
+  } catch (err) {
+    if (service) log(service.output.join('').slice(-4000));
+    throw err;
+  } finally {
+    await pool.destroy().catch(() => undefined);
+    await service?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    await market.chain.stop();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Replay
 
@@ -332,6 +447,7 @@ export async function benchOrderbook(options: OrderbookBenchOptions = {}): Promi
     quoteClients: options.quoteClients ?? 50,
     quotesPerClient: options.quotesPerClient ?? 40,
     serviceNodeArgs: options.serviceNodeArgs ?? [],
+    growthLevels: options.growthLevels ?? [10_000, 50_000, 100_000],
   };
   const wanted = (section: Section) => o.sections.includes(section);
   const log = (line: string) => {
@@ -344,6 +460,7 @@ export async function benchOrderbook(options: OrderbookBenchOptions = {}): Promi
     const figures = await measure(o, wanted, log);
     addRatios(figures);
     printTargets('issue 3', figures, TARGETS);
+    printTargets('issue 10', figures, ISSUE_10_TARGETS);
     printReference(figures);
     return figures;
   } finally {
@@ -380,6 +497,7 @@ async function measure(
     }
   }
 
+  if (wanted('growth')) Object.assign(figures, await benchGrowth(o, log));
   if (wanted('replay')) Object.assign(figures, await benchReplay(o.replayEvents, log));
   if (wanted('quote')) Object.assign(figures, await benchQuotes(o.quoteClients, o.quotesPerClient, log));
   return figures;
@@ -408,6 +526,20 @@ const TARGETS: Target[] = [
   { label: 'solvable_orders p50 on SQLite (10,000 open orders)', key: 'orderbook.solvable_orders_sqlite.p50', atMost: 25 },
   { label: 'solvable_orders p50 on PostgreSQL (10,000 open orders)', key: 'orderbook.solvable_orders_postgres.p50', atMost: 25 },
   { label: 'replay', key: 'orderbook.replay.events_per_s', atLeast: 100_000 },
+];
+
+/** Issue 10's targets (2026-11-24), ratios to the same run's native recoveries where they are relative. */
+const ISSUE_10_TARGETS: Target[] = [
+  { label: 'intake on SQLite', key: 'orderbook.intake.sqlite', atLeast: 6000 },
+  { label: 'intake on SQLite vs native recoveries', key: 'orderbook.ratio.intake_sqlite_vs_native_recoveries', atLeast: 0.3 },
+  { label: 'intake on PostgreSQL', key: 'orderbook.intake.postgres', atLeast: 4000 },
+  { label: 'intake on PostgreSQL vs native recoveries', key: 'orderbook.ratio.intake_postgres_vs_native_recoveries', atLeast: 0.2 },
+  { label: 'replay of 1M events', key: 'orderbook.replay.events_per_s', atLeast: 300_000 },
+  { label: 'solvable_orders p99, 10,000 open orders (SQLite)', key: 'orderbook.solvable_orders_sqlite.p99', atMost: 15 },
+  { label: 'GET /orders/{UID} p99, 10,000 open orders', key: 'orderbook.growth.10k.order.p99', atMost: 2 },
+  { label: 'solvable_orders gzip p50, 100,000 open orders', key: 'orderbook.growth.100k.solvable_orders_gzip.p50', atMost: 10 },
+  { label: 'solvable_orders gzip p99, 100,000 open orders', key: 'orderbook.growth.100k.solvable_orders_gzip.p99', atMost: 50 },
+  { label: 'solvable_orders plain p99, 100,000 open orders', key: 'orderbook.growth.100k.solvable_orders.p99', atMost: 250 },
 ];
 
 function printReference(figures: Figures): void {
