@@ -124,6 +124,20 @@ async function prepareMarket(owners: number, orders: number): Promise<Market> {
 // ---------------------------------------------------------------------------------------------------------
 // Intake and solvable orders, against one service process
 
+/** The environment of a service child running the order book on the market's chain, its data in `dataDir`. */
+async function bookServiceEnv(market: Market, dataDir: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  return {
+    PORT: String(await freePort()),
+    DATA_DIR: dataDir,
+    NETWORKS: 'mainnet',
+    ORDERBOOK: 'on',
+    UPSTREAM_MAINNET: market.chain.anvil.httpUrl,
+    SETTLEMENT_CONTRACT: market.dev.settlement,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
 /** POSTs every body with `concurrency` in flight; throws unless every one is accepted. */
 async function postAll(pool: Pool, bodies: string[], concurrency: number): Promise<number> {
   let next = 0;
@@ -164,16 +178,7 @@ async function benchEngine(
 ): Promise<Figures> {
   const dataDir = mkdtempSync(join(tmpdir(), `ethgate-bench-ob-${engine}-`));
   const schema = `bench_ob_${process.pid}_${Date.now().toString(36)}`;
-  const env: Record<string, string> = {
-    PORT: String(await freePort()),
-    DATA_DIR: dataDir,
-    NETWORKS: 'mainnet',
-    ORDERBOOK: 'on',
-    UPSTREAM_MAINNET: market.chain.anvil.httpUrl,
-    SETTLEMENT_CONTRACT: market.dev.settlement,
-    LOG_LEVEL: 'warn',
-    ...(engine === 'postgres' ? { DATABASE_URL: options.databaseUrl!, DATABASE_SCHEMA: schema } : {}),
-  };
+  const env = await bookServiceEnv(market, dataDir, engine === 'postgres' ? { DATABASE_URL: options.databaseUrl!, DATABASE_SCHEMA: schema } : {});
   let service: ServiceProcess | undefined;
   const pool = new Pool(`http://127.0.0.1:${env.PORT}`, { connections: options.concurrency, pipelining: 1 });
   try {
@@ -264,15 +269,7 @@ async function benchGrowth(o: Required<Omit<OrderbookBenchOptions, 'databaseUrl'
   log(`growth: preparing ${o.owners} owners and ${total} signed orders`);
   const market = await prepareMarket(o.owners, total);
   const dataDir = mkdtempSync(join(tmpdir(), 'ethgate-bench-growth-'));
-  const env: Record<string, string> = {
-    PORT: String(await freePort()),
-    DATA_DIR: dataDir,
-    NETWORKS: 'mainnet',
-    ORDERBOOK: 'on',
-    UPSTREAM_MAINNET: market.chain.anvil.httpUrl,
-    SETTLEMENT_CONTRACT: market.dev.settlement,
-    LOG_LEVEL: 'warn',
-  };
+  const env = await bookServiceEnv(market, dataDir);
   const pool = new Pool(`http://127.0.0.1:${env.PORT}`, { connections: o.concurrency, pipelining: 1 });
   let service: ServiceProcess | undefined;
   const figures: Figures = {};

@@ -18,7 +18,7 @@ import { checkOrderEvent, orderStreamId } from '../../src/orderbook/write/events
 import { appDataRegistered, appDataStreamId, quoteIssued, quoteStreamId } from '../../src/orderbook/write/book-events.js';
 import { projections } from '../../src/orderbook/read/projections/index.js';
 import { logger } from '../../src/logger.js';
-import { synthesiseLog } from '../support/synthetic-log.js';
+import { synthesiseLog, syntheticQuote } from '../support/synthetic-log.js';
 
 describe('order book replay', function () {
   this.timeout(120_000);
@@ -40,12 +40,7 @@ describe('order book replay', function () {
     // Today's API's events: app data, quotes, and a bulk cancellation of an order not cancelled yet.
     const at = '2026-11-23T00:00:00.000Z';
     await store.append(appDataStreamId('0x' + 'ab'.repeat(32)), [appDataRegistered({ hash: '0x' + 'ab'.repeat(32), fullAppData: '{}', registeredAt: at })], 0);
-    const quote = {
-      sellToken: '0x' + 'a1'.padStart(40, '0'), buyToken: '0x' + 'b2'.padStart(40, '0'), receiver: null, sellAmount: '1000', buyAmount: '500',
-      feeAmount: '10', validTo: 0xffffffff, appData: '0x' + '00'.repeat(32), fullAppData: null, kind: 'sell' as const, partiallyFillable: false,
-      sellTokenBalance: 'erc20' as const, buyTokenBalance: 'erc20' as const, signingScheme: 'eip712' as const, from: '0x' + '11'.repeat(20),
-      priceQuality: 'verified' as const, gasAmount: '100000', gasPrice: '1', sellTokenPrice: '1', expiration: at, quotedAt: at,
-    };
+    const quote = syntheticQuote(at);
     for (let i = 0; i < 5; i++) await store.append(quoteStreamId(`replay-${i}`), [quoteIssued(quote)], 0);
     const open = (await store.readAll(200, 400)).find((e) => e.type === 'OrderCreated' && e.streamVersion === 1)!;
     const uid = (open.data as { uid: string }).uid;

@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { EventStore } from '../../src/orderbook/store/types.js';
 import { checkOrderEvent, orderStreamId } from '../../src/orderbook/write/events.js';
 import { appDataRegistered, appDataStreamId, quoteIssued, quoteStreamId } from '../../src/orderbook/write/book-events.js';
-import { synthesiseLog } from './synthetic-log.js';
+import { synthesiseLog, syntheticQuote } from './synthetic-log.js';
 
 /** Unix seconds at which the fixture's answers were taken (every order's validTo is later). */
 export const FIXTURE_NOW = 1_800_000_000;
@@ -52,12 +52,7 @@ export async function writeFixtureEvents(store: EventStore): Promise<void> {
   const bulk = checkOrderEvent({ type: 'OrderCancelled', schemaVersion: 1, data: { uid: untouched[2], cancelledAt: at, signingScheme: 'eip712', signature: '0x' + 'ab'.repeat(64) + '1b', bulk: true } });
   await store.append(orderStreamId(untouched[2]), [bulk], 'any');
   await store.append(appDataStreamId('0x' + 'ab'.repeat(32)), [appDataRegistered({ hash: '0x' + 'ab'.repeat(32), fullAppData: '{}', registeredAt: at })], 0);
-  const quote = {
-    sellToken: '0x' + 'a1'.padStart(40, '0'), buyToken: '0x' + 'b2'.padStart(40, '0'), receiver: null, sellAmount: '1000', buyAmount: '500',
-    feeAmount: '10', validTo: 0xffffffff, appData: '0x' + '00'.repeat(32), fullAppData: null, kind: 'sell' as const, partiallyFillable: false,
-    sellTokenBalance: 'erc20' as const, buyTokenBalance: 'erc20' as const, signingScheme: 'eip712' as const, from: '0x' + '11'.repeat(20),
-    priceQuality: 'verified' as const, gasAmount: '100000', gasPrice: '1', sellTokenPrice: '1', expiration: at, quotedAt: at,
-  };
+  const quote = syntheticQuote(at);
   for (let i = 0; i < 2; i++) await store.append(quoteStreamId(`fixture-${i}`), [quoteIssued(quote)], 0);
 }
 

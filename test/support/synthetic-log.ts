@@ -90,3 +90,13 @@ export async function synthesiseLog(store: EventStore, events: number, firstOrde
   }
   return written;
 }
+
+/** The data of a QuoteIssued event quoted at `at` (ISO time), valid by its schema. */
+export function syntheticQuote(at: string) {
+  return {
+    sellToken: '0x' + 'a1'.padStart(40, '0'), buyToken: '0x' + 'b2'.padStart(40, '0'), receiver: null, sellAmount: '1000', buyAmount: '500',
+    feeAmount: '10', validTo: 0xffffffff, appData: '0x' + '00'.repeat(32), fullAppData: null, kind: 'sell' as const, partiallyFillable: false,
+    sellTokenBalance: 'erc20' as const, buyTokenBalance: 'erc20' as const, signingScheme: 'eip712' as const, from: '0x' + '11'.repeat(20),
+    priceQuality: 'verified' as const, gasAmount: '100000', gasPrice: '1', sellTokenPrice: '1', expiration: at, quotedAt: at,
+  };
+}
