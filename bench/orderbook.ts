@@ -18,7 +18,9 @@
  *   solvable_orders p50/p99 plain and gzip in a pause (the answer cached), the first GET after one more order
  *   (the answer rebuilt), GET /api/v1/orders/{UID} p50/p99 of random orders, and the service's resident
  *   memory per open order (RSS at the level minus RSS before the first order, divided).
- * Run alone: `node dist/bench/orderbook.js [section ...]` (DATABASE_URL for PostgreSQL), or through `npm run bench`.
+ * Run alone: `node dist/bench/orderbook.js [section ...]` (DATABASE_URL for PostgreSQL; BENCH_GROWTH_LEVELS=10000,50000
+ * for fewer growth levels; BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' for a profile of the
+ * service), or through `npm run bench`.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -443,8 +445,8 @@ export async function benchOrderbook(options: OrderbookBenchOptions = {}): Promi
     sections: options.sections ?? SECTIONS,
     quoteClients: options.quoteClients ?? 50,
     quotesPerClient: options.quotesPerClient ?? 40,
-    serviceNodeArgs: options.serviceNodeArgs ?? [],
-    growthLevels: options.growthLevels ?? [10_000, 50_000, 100_000],
+    serviceNodeArgs: options.serviceNodeArgs ?? (process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    growthLevels: options.growthLevels ?? (process.env.BENCH_GROWTH_LEVELS ?? '10000,50000,100000').split(',').map(Number),
   };
   const wanted = (section: Section) => o.sections.includes(section);
   const log = (line: string) => {

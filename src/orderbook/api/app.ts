@@ -4,7 +4,8 @@
  */
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
-import { gzipSync } from 'node:zlib';
+import { gzip } from 'node:zlib';
+import { promisify } from 'node:util';
 import type { OrderBook } from '../orderbook.js';
 import { errorMiddleware } from './errors.js';
 import {
@@ -47,7 +48,10 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   const { live } = options;
   const app = new Koa();
   const router = new Router({ prefix: '/api/v1' });
-  const gzipCache = new WeakMap<Buffer, Buffer>();
+  // One compression per answer, off the event loop (a large answer takes long to compress): requests that
+  // arrive meanwhile wait for the same one.
+  const gzipCache = new WeakMap<Buffer, Promise<Buffer>>();
+  const compress = promisify(gzip);
 
   router.post('/orders', async (ctx) => {
     const uid = await book.placeOrder(await jsonBody(ctx, options));
@@ -142,11 +146,11 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
     if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
       let gz = gzipCache.get(answer.body);
       if (!gz) {
-        gz = gzipSync(answer.body);
+        gz = compress(answer.body);
         gzipCache.set(answer.body, gz);
       }
       ctx.set('Content-Encoding', 'gzip');
-      ctx.body = gz;
+      ctx.body = await gz;
     } else {
       ctx.body = answer.body;
     }
