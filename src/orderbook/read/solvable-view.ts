@@ -96,8 +96,11 @@ export class SolvableOrders {
   private readonly fundables = new Map<OrderState, FundableOrder>();
   /** The open orders by (owner, sell token). */
   private readonly pairs = new Map<string, Pair>();
-  /** Funding allocated per pair, for one (cursor, balances version, now). */
-  private pairFunding = { at: '', byPair: new Map<string, Map<string, Funding>>() };
+  /**
+   * Funding allocated per pair, for one (cursor, balances version); each pair's holds while no order of it
+   * has expired (now <= validUntil), as the whole answer's does.
+   */
+  private pairFunding = { at: '', byPair: new Map<string, { funding: Map<string, Funding>; validUntil: number }>() };
   /** Highest row position taken in. */
   private cursor = 0;
   /** The read model's checkpoint this view has caught up with. */
@@ -131,16 +134,16 @@ export class SolvableOrders {
     if (this.syncedTo < this.runner.checkpoint(NAME)) await this.refresh();
     const state = this.open.get(uid);
     if (!state || state.order!.validTo < now) return undefined;
-    const at = `${this.cursor}:${this.balances?.version ?? 0}:${now}`;
+    const at = `${this.cursor}:${this.balances?.version ?? 0}`;
     if (this.pairFunding.at !== at) this.pairFunding = { at, byPair: new Map() };
     const key = pairKey(state.order!);
-    let funding = this.pairFunding.byPair.get(key);
-    if (!funding) {
+    let kept = this.pairFunding.byPair.get(key);
+    if (!kept || now > kept.validUntil) {
       const valid = [...this.pairs.get(key)!.orders.values()].filter((s) => s.order!.validTo >= now).sort(oldestFirst);
-      funding = this.allocate(valid);
-      this.pairFunding.byPair.set(key, funding);
+      kept = { funding: this.allocate(valid), validUntil: valid.reduce((min, s) => Math.min(min, s.order!.validTo), Number.MAX_SAFE_INTEGER) };
+      this.pairFunding.byPair.set(key, kept);
     }
-    return funding.get(uid);
+    return kept.funding.get(uid);
   }
 
   private refresh(): Promise<void> {

@@ -29,6 +29,7 @@ interface Prepared {
   load: Statement;
   upsert: Statement;
   remove: Statement;
+  get: Statement;
 }
 
 export class SqliteReadModelStore implements ReadModelStore {
@@ -78,6 +79,7 @@ export class SqliteReadModelStore implements ReadModelStore {
            .join('')}`,
       ),
       remove: this.db.prepare(`DELETE FROM ${table} WHERE id = ?`),
+      get: this.db.prepare(`SELECT id, doc, position FROM ${table} WHERE id = ?`),
     });
   }
 
@@ -147,8 +149,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   async get<Doc>(name: string, key: string): Promise<Row<Doc> | undefined> {
-    this.require(name);
-    const row = this.db.prepare(`SELECT id, doc, position FROM rm_${name} WHERE id = ?`).get(key) as RawRow | undefined;
+    const row = this.require(name).get.get(key) as RawRow | undefined;
     return row && toRow<Doc>(row);
   }
 
