@@ -4,8 +4,6 @@
  */
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
-import { gzip } from 'node:zlib';
-import { promisify } from 'node:util';
 import type { OrderBook } from '../orderbook.js';
 import { errorMiddleware } from './errors.js';
 import {
@@ -48,10 +46,6 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   const { live } = options;
   const app = new Koa();
   const router = new Router({ prefix: '/api/v1' });
-  // One compression per answer, off the event loop (a large answer takes long to compress): requests that
-  // arrive meanwhile wait for the same one.
-  const gzipCache = new WeakMap<Buffer, Promise<Buffer>>();
-  const compress = promisify(gzip);
 
   router.post('/orders', async (ctx) => {
     const uid = await book.placeOrder(await jsonBody(ctx, options));
@@ -142,15 +136,10 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   router.get('/solvable_orders', async (ctx) => {
     const answer = await book.solvable.answer(book.now());
     if (notModified(ctx, answer.etag)) return;
-    // Many solvers poll the same large answer: compress it once, not per request.
+    // Many solvers poll the same large answer: it is compressed once, when built.
     if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-      let gz = gzipCache.get(answer.body);
-      if (!gz) {
-        gz = compress(answer.body);
-        gzipCache.set(answer.body, gz);
-      }
       ctx.set('Content-Encoding', 'gzip');
-      ctx.body = await gz;
+      ctx.body = await answer.gzipped;
     } else {
       ctx.body = answer.body;
     }

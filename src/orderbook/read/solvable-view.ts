@@ -12,6 +12,8 @@
  * so it is allocated for that pair alone, not by building the whole answer.
  */
 import { createHash } from 'node:crypto';
+import { gzip } from 'node:zlib';
+import { promisify } from 'node:util';
 import type { ReadModelStore } from './models/types.js';
 import type { ProjectionRunner } from './runner.js';
 import { orderView, presentOrder, type OrderState } from '../write/order-state.js';
@@ -22,6 +24,11 @@ import { allocateFunding, type Funding, type FundableOrder } from '../domain/fun
 export interface SolvableAnswer {
   body: Buffer;
   etag: string;
+  /**
+   * The body gzipped. Compression starts when the answer is built, off the event loop (solvers poll with
+   * gzip, and a large answer takes long to compress), so that the first such request does not wait for it.
+   */
+  gzipped: Promise<Buffer>;
 }
 
 interface Built extends SolvableAnswer {
@@ -74,6 +81,8 @@ interface Fragment {
   json: Buffer;
   hash: Buffer;
 }
+
+const compress = promisify(gzip);
 
 const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
@@ -262,7 +271,10 @@ export class SolvableOrders {
     parts.push(CLOSE);
     const body = Buffer.concat(parts);
     const etag = `"${tag.digest('base64url').slice(0, 27)}"`;
-    this.built = { body, etag, cursor: this.cursor, balancesVersion, validUntil };
+    const gzipped = compress(body);
+    // A client may never ask for it; a failure is then nobody's to hear (a request that does, hears it).
+    gzipped.catch(() => undefined);
+    this.built = { body, etag, gzipped, cursor: this.cursor, balancesVersion, validUntil };
     return this.built;
   }
 }
