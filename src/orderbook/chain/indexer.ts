@@ -14,6 +14,7 @@ import type { EventStore } from '../store/types.js';
 import type { Logger } from '../../logger.js';
 import type { OrderCommand } from '../write/decider.js';
 import { handleOrderCommand } from '../write/command-handler.js';
+import { chainEventKey, ORDER_EVENT_TYPES, parseOrderEvent, type OrderEventType } from '../write/events.js';
 import { canonicalHashes, LogFollower, type FollowerChanges } from './log-follower.js';
 import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from './reorg.js';
 import { headNumber, type ChainRpc } from './rpc.js';
@@ -75,10 +76,33 @@ function factOfLog(log: DecodedLog): StandingFact | null {
   return { uid: log.orderUid, blockNumber: log.blockNumber, blockHash: log.blockHash.toLowerCase(), logIndex: log.logIndex };
 }
 
-const CHAIN_FACT_TYPES = new Set(['OrderInvalidated', 'OrderPresigned', 'PresignatureRevoked', 'TradeRecorded']);
-
 /** Page size of the one-time reading of the log for the facts of an indexer that ran before they were kept. */
 const LOG_PAGE = 10_000;
+
+/**
+ * The chain facts of the log that stand: each chain event (trade, invalidation, presignature given or
+ * revoked) not reverted since, read from position 0. For a database whose indexer ran before it recorded
+ * its facts (once).
+ */
+export async function standingFactsInLog(events: EventStore): Promise<StandingFact[]> {
+  const standing = new Map<string, StandingFact>();
+  for (let after = 0; ; ) {
+    const page = await events.readAll(after, LOG_PAGE);
+    if (page.length === 0) break;
+    after = page[page.length - 1].position;
+    for (const stored of page) {
+      // The log also holds app data and quotes, which are not order events.
+      if (!ORDER_EVENT_TYPES.includes(stored.type as OrderEventType)) continue;
+      const event = parseOrderEvent(stored);
+      if (event.type === 'OrderCreated' || event.type === 'OrderCancelled') continue;
+      const { uid, chain } = event.data;
+      const key = `${uid}:${chainEventKey(chain)}`;
+      if (event.type === 'ChainEventReverted') standing.delete(key);
+      else standing.set(key, { uid, blockNumber: chain.blockNumber, blockHash: chain.blockHash.toLowerCase(), logIndex: chain.logIndex });
+    }
+  }
+  return [...standing.values()];
+}
 
 function revertCommandForLog(log: DecodedLog): OrderCommand | null {
   if (log.type === 'Settlement') return null;
@@ -186,26 +210,12 @@ export class Indexer {
 
   /**
    * The standing chain facts, as recorded. A database whose indexer ran before facts were recorded has
-   * them taken from the log, once: each chain event not reverted since.
+   * them taken from the log, once (standingFactsInLog).
    */
   private async standingFacts(): Promise<StandingFact[]> {
     const { state, events } = this.options;
     if (await state.hasFacts(this.name)) return state.standingFacts(this.name);
-    const standing = new Map<string, StandingFact>();
-    for (let after = 0; ; ) {
-      const page = await events.readAll(after, LOG_PAGE);
-      if (page.length === 0) break;
-      after = page[page.length - 1].position;
-      for (const event of page) {
-        const data = event.data as { uid: string; chain: { blockNumber: number; blockHash: string; logIndex: number } };
-        if (!CHAIN_FACT_TYPES.has(event.type) && event.type !== 'ChainEventReverted') continue;
-        const fact = { uid: data.uid, blockNumber: data.chain.blockNumber, blockHash: data.chain.blockHash.toLowerCase(), logIndex: data.chain.logIndex };
-        const key = `${fact.uid}:${fact.blockHash}:${fact.logIndex}`;
-        if (event.type === 'ChainEventReverted') standing.delete(key);
-        else standing.set(key, fact);
-      }
-    }
-    const facts = [...standing.values()];
+    const facts = await standingFactsInLog(events);
     await state.recordFacts(this.name, facts);
     return facts;
   }

@@ -55,7 +55,7 @@ export interface OrderState {
   fullyExecuted: boolean;
 }
 
-const NOTHING_EXECUTED: ExecutedAmounts = { sellAmount: 0n, sellAmountBeforeFees: 0n, buyAmount: 0n, feeAmount: 0n };
+export const NOTHING_EXECUTED: ExecutedAmounts = { sellAmount: 0n, sellAmountBeforeFees: 0n, buyAmount: 0n, feeAmount: 0n };
 
 export function initialState(): OrderState {
   return {

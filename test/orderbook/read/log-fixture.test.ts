@@ -2,7 +2,8 @@
  * A log written before the read side kept derived views (test/fixtures/log-2026-11, made by that day's code:
  * test/support/log-fixture.ts) is read by today's code: its read models, of an older version, are rebuilt
  * from the log, every order reads as that day's code answered, the trades are the same documents, and the
- * auditor's replay gives the digests of the rebuilt read models.
+ * auditor's replay gives the digests of the rebuilt read models. An indexer that ran before it recorded its
+ * chain facts takes them from such a log.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { replayOrderbook } from '../../../src/orderbook/read/replay.js';
 import { orderView, presentOrder } from '../../../src/orderbook/write/order-state.js';
 import { logger } from '../../../src/logger.js';
 import { repoPath } from '../../../src/paths.js';
+import { standingFactsInLog } from '../../../src/orderbook/chain/indexer.js';
 
 interface Answers {
   now: number;
@@ -83,5 +85,18 @@ describe('a log of 2026-11 read by today\'s code', function () {
     const replayed = await replayOrderbook({ store: { dataDir: dir }, workers: 2 });
     assert.deepEqual(replayed.digests, live);
     assert.equal(live.orders.documents, Object.keys(answers.orders).length);
+  });
+
+  it('gives the chain facts that stand for an indexer that ran before it recorded them', async () => {
+    const facts = await standingFactsInLog(store);
+    const trades = await readModels.find('trades', { orderBy: [{ column: 'id' }] });
+    // The trade facts are the trades the read model kept: reverted ones left out, the one that came back in.
+    const tradeKeys = trades.map((row) => row.key).sort();
+    const factKeys = facts.map((f) => `${f.blockHash}:${f.logIndex}`);
+    assert.deepEqual(factKeys.filter((k) => tradeKeys.includes(k)).sort(), tradeKeys);
+    // Beside them: the on-chain invalidation, and the presignature given then revoked (two logs, both standing).
+    const others = facts.filter((f) => !tradeKeys.includes(`${f.blockHash}:${f.logIndex}`));
+    assert.deepEqual(others.map((f) => f.blockNumber).sort(), [1001, 1002, 1003]);
+    assert.equal(facts.length, trades.length + 3);
   });
 });

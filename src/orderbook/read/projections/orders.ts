@@ -10,6 +10,7 @@ import {
   evolve,
   initialState,
   tradesOf,
+  NOTHING_EXECUTED,
   type ChainFact,
   type ExecutedAmounts,
   type OrderState,
@@ -49,8 +50,8 @@ export function docOf(state: OrderState): OrderDoc {
 export function stateOf(doc: OrderDoc): OrderState {
   const e = doc.executed;
   const executed: ExecutedAmounts =
-    e === NOTHING || e.sellAmount === '0' && e.buyAmount === '0' && e.feeAmount === '0' && e.sellAmountBeforeFees === '0'
-      ? initialState().executed
+    e.sellAmount === '0' && e.buyAmount === '0' && e.feeAmount === '0' && e.sellAmountBeforeFees === '0'
+      ? NOTHING_EXECUTED
       : { sellAmount: BigInt(e.sellAmount), sellAmountBeforeFees: BigInt(e.sellAmountBeforeFees), buyAmount: BigInt(e.buyAmount), feeAmount: BigInt(e.feeAmount) };
   return {
     order: doc.order,
