@@ -89,6 +89,13 @@ function refusalBody(status: number, description: string): string {
   return JSON.stringify(errorResponse(null, new RpcError(status, -32600, `Invalid request: ${description}`)));
 }
 
+/** How the gateway answers what its handlers do not: failures, the service starting, early refusals. */
+const answers: Pick<HttpPart, 'fail' | 'unavailable' | 'refusalBody'> = {
+  fail: (res: ServerResponse, err: unknown) => failRequest(res, err ?? rpcErrors.internal()),
+  unavailable: (res: ServerResponse) => failRequest(res, starting),
+  refusalBody,
+};
+
 /** The gateway as it is while the service starts (undefined) and once it runs. */
 export interface GatewayParts {
   gateway(): Gateway | undefined;
@@ -126,9 +133,7 @@ export function gatewayFront(parts: GatewayParts): HttpPart {
       upgradeGateway(gw, ws, network, rest ? rest.key : networkPathKey(path), req, socket, head);
     },
     claimsHost: (host: string | undefined) => parts.gateway()?.has(hostLabel(host)) ?? false,
-    fail: (res: ServerResponse, err: unknown) => failRequest(res, err ?? rpcErrors.internal()),
-    unavailable: (res: ServerResponse) => failRequest(res, starting),
-    refusalBody,
+    ...answers,
   };
 }
 
@@ -143,8 +148,6 @@ export function networkFront(gw: Gateway, ws: WebSocketChannel, network: string)
       upgradeGateway(gw, ws, network, networkPathKey(path), req, socket, head);
     },
     claimsHost: () => true,
-    fail: (res: ServerResponse, err: unknown) => failRequest(res, err ?? rpcErrors.internal()),
-    unavailable: (res: ServerResponse) => failRequest(res, starting),
-    refusalBody,
+    ...answers,
   };
 }

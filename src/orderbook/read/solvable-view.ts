@@ -4,8 +4,8 @@
  * refresh (by position; the read model is `followed`); what depends on time (validTo) and on the chain (balances) is applied
  * when the answer is built, and the built answer (its bytes and ETag) is reused until the read model
  * advances, a balance changes, or its earliest order expires. Building it again after one change costs
- * what changed: the open orders are kept in answer order (oldest first), and each order's JSON is kept
- * and written again only when its state or its available balance changed (an open, valid order's status
+ * what changed: the open orders are kept in answer order (oldest first), each with its funding amounts and
+ * its JSON, written again only when its state or its available balance changed (an open, valid order's status
  * is always "open": the time alone changes nothing of it).
  *
  * The funding of one order (GET /orders) depends only on the open orders of the same owner and sell token,
@@ -40,9 +40,20 @@ interface Built extends SolvableAnswer {
 
 const NAME = ordersProjection.name;
 
-function oldestFirst(a: OrderState, b: OrderState): number {
-  const x = a.order!;
-  const y = b.order!;
+/**
+ * One open order: its state, its amounts as the funding allocation takes them (made once), and its JSON in
+ * the answer (UTF-8, with its SHA-256) for the available balance it was written with. A change of the
+ * order's state replaces the whole entry.
+ */
+interface Entry {
+  state: OrderState;
+  fundable: FundableOrder;
+  written?: { availableBalance: bigint | null; json: Buffer; hash: Buffer };
+}
+
+function oldestFirst(a: Entry, b: Entry): number {
+  const x = a.state.order!;
+  const y = b.state.order!;
   return x.creationDate < y.creationDate ? -1 : x.creationDate > y.creationDate ? 1 : x.uid < y.uid ? -1 : 1;
 }
 
@@ -62,24 +73,16 @@ function fundable(state: OrderState): FundableOrder {
   };
 }
 
-/** Where `state` goes in `ordered` (oldest first): the index of the first order not older. */
-function insertionIndex(ordered: OrderState[], state: OrderState): number {
+/** Where `entry` goes in `ordered` (oldest first): the index of the first order not older. */
+function insertionIndex(ordered: Entry[], entry: Entry): number {
   let low = 0;
   let high = ordered.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (oldestFirst(ordered[mid], state) < 0) low = mid + 1;
+    if (oldestFirst(ordered[mid], entry) < 0) low = mid + 1;
     else high = mid;
   }
   return low;
-}
-
-/** An order's JSON in the answer (UTF-8, with its SHA-256), for the state and available balance it was written from. */
-interface Fragment {
-  state: OrderState;
-  availableBalance: bigint | null;
-  json: Buffer;
-  hash: Buffer;
 }
 
 const compress = promisify(gzip);
@@ -91,18 +94,15 @@ const CLOSE = Buffer.from(']');
 interface Pair {
   owner: string;
   token: string;
-  orders: Map<string, OrderState>;
+  orders: Map<string, Entry>;
 }
 
 const pairKey = (order: { owner: string; sellToken: string }) => `${order.owner}:${order.sellToken}`;
 
 export class SolvableOrders {
-  private readonly open = new Map<string, OrderState>();
+  private readonly open = new Map<string, Entry>();
   /** The open orders, oldest first (the answer's order). */
-  private readonly ordered: OrderState[] = [];
-  private readonly fragments = new Map<string, Fragment>();
-  /** Each open order's amounts as the funding allocation takes them, made once per state. */
-  private readonly fundables = new Map<OrderState, FundableOrder>();
+  private readonly ordered: Entry[] = [];
   /** The open orders by (owner, sell token). */
   private readonly pairs = new Map<string, Pair>();
   /**
@@ -141,15 +141,15 @@ export class SolvableOrders {
   /** Funding of an open, valid order at `now`; undefined for orders that are not open. */
   async fundingOf(uid: string, now: number): Promise<Funding | undefined> {
     if (this.syncedTo < this.runner.checkpoint(NAME)) await this.refresh();
-    const state = this.open.get(uid);
-    if (!state || state.order!.validTo < now) return undefined;
+    const entry = this.open.get(uid);
+    if (!entry || entry.state.order!.validTo < now) return undefined;
     const at = `${this.cursor}:${this.balances?.version ?? 0}`;
     if (this.pairFunding.at !== at) this.pairFunding = { at, byPair: new Map() };
-    const key = pairKey(state.order!);
+    const key = pairKey(entry.state.order!);
     let kept = this.pairFunding.byPair.get(key);
     if (!kept || now > kept.validUntil) {
-      const valid = [...this.pairs.get(key)!.orders.values()].filter((s) => s.order!.validTo >= now).sort(oldestFirst);
-      kept = { funding: this.allocate(valid), validUntil: valid.reduce((min, s) => Math.min(min, s.order!.validTo), Number.MAX_SAFE_INTEGER) };
+      const valid = [...this.pairs.get(key)!.orders.values()].filter((e) => e.state.order!.validTo >= now).sort(oldestFirst);
+      kept = { funding: this.allocate(valid), validUntil: valid.reduce((min, e) => Math.min(min, e.state.order!.validTo), Number.MAX_SAFE_INTEGER) };
       this.pairFunding.byPair.set(key, kept);
     }
     return kept.funding.get(uid);
@@ -189,30 +189,29 @@ export class SolvableOrders {
 
   /** Adds an open order; true when its pair is new. */
   private add(uid: string, state: OrderState): boolean {
-    this.open.set(uid, state);
+    const entry: Entry = { state, fundable: fundable(state) };
+    this.open.set(uid, entry);
     // New orders are the newest: most go at the end.
     const last = this.ordered.at(-1);
-    if (!last || oldestFirst(last, state) < 0) this.ordered.push(state);
-    else this.ordered.splice(insertionIndex(this.ordered, state), 0, state);
+    if (!last || oldestFirst(last, entry) < 0) this.ordered.push(entry);
+    else this.ordered.splice(insertionIndex(this.ordered, entry), 0, entry);
     const key = pairKey(state.order!);
     const pair = this.pairs.get(key);
     if (pair) {
-      pair.orders.set(uid, state);
+      pair.orders.set(uid, entry);
       return false;
     }
-    this.pairs.set(key, { owner: state.order!.owner, token: state.order!.sellToken, orders: new Map([[uid, state]]) });
+    this.pairs.set(key, { owner: state.order!.owner, token: state.order!.sellToken, orders: new Map([[uid, entry]]) });
     return true;
   }
 
   /** Removes an order if open; true when that leaves its pair without orders. */
   private remove(uid: string): boolean {
-    const state = this.open.get(uid);
-    if (!state) return false;
+    const entry = this.open.get(uid);
+    if (!entry) return false;
     this.open.delete(uid);
-    this.ordered.splice(insertionIndex(this.ordered, state), 1);
-    this.fragments.delete(uid);
-    this.fundables.delete(state);
-    const key = pairKey(state.order!);
+    this.ordered.splice(insertionIndex(this.ordered, entry), 1);
+    const key = pairKey(entry.state.order!);
     const pair = this.pairs.get(key)!;
     pair.orders.delete(uid);
     if (pair.orders.size > 0) return false;
@@ -221,23 +220,15 @@ export class SolvableOrders {
   }
 
   /** Funding of `orders` (oldest first) from the spendable amounts known now. */
-  private allocate(orders: OrderState[]): Map<string, Funding> {
-    const amounts = orders.map((state) => {
-      let amount = this.fundables.get(state);
-      if (!amount) this.fundables.set(state, (amount = fundable(state)));
-      return amount;
-    });
-    return allocateFunding(amounts, (owner, token) => this.balances?.get(owner, token));
+  private allocate(orders: Entry[]): Map<string, Funding> {
+    return allocateFunding(orders.map((e) => e.fundable), (owner, token) => this.balances?.get(owner, token));
   }
 
-  /** The order's JSON in the answer: the one kept, unless its state or available balance changed. */
-  private fragment(uid: string, state: OrderState, now: number, availableBalance: bigint | null): Fragment {
-    const kept = this.fragments.get(uid);
-    if (kept && kept.state === state && kept.availableBalance === availableBalance) return kept;
-    const json = Buffer.from(JSON.stringify(presentOrder(orderView(state, now, availableBalance)!, this.settlement)));
-    const fragment = { state, availableBalance, json, hash: createHash('sha256').update(json).digest() };
-    this.fragments.set(uid, fragment);
-    return fragment;
+  /** The order's JSON in the answer: the one written before, unless its available balance changed. */
+  private written(entry: Entry, now: number, availableBalance: bigint | null): NonNullable<Entry['written']> {
+    if (entry.written?.availableBalance === availableBalance) return entry.written;
+    const json = Buffer.from(JSON.stringify(presentOrder(orderView(entry.state, now, availableBalance)!, this.settlement)));
+    return (entry.written = { availableBalance, json, hash: createHash('sha256').update(json).digest() });
   }
 
   private build(now: number): Built {
@@ -247,8 +238,8 @@ export class SolvableOrders {
 
     // An expired order never becomes valid again: forget it, and stop reading its owner's balance.
     let pairsGone = false;
-    for (const [uid, state] of this.open) {
-      if (state.order!.validTo < now) pairsGone = this.remove(uid) || pairsGone;
+    for (const [uid, entry] of this.open) {
+      if (entry.state.order!.validTo < now) pairsGone = this.remove(uid) || pairsGone;
     }
     if (pairsGone) this.trackBalances();
     const valid = this.ordered;
@@ -258,15 +249,14 @@ export class SolvableOrders {
     // instance, at the cost of hashing 32 bytes per order rather than the whole body.
     const tag = createHash('sha256');
     let validUntil = Number.MAX_SAFE_INTEGER;
-    for (const state of valid) {
-      const uid = state.order!.uid;
-      const f = funding.get(uid)!;
+    for (const entry of valid) {
+      const f = funding.get(entry.state.order!.uid)!;
       if (!f.funded) continue;
-      const fragment = this.fragment(uid, state, now, f.availableBalance);
+      const written = this.written(entry, now, f.availableBalance);
       if (parts.length > 1) parts.push(COMMA);
-      parts.push(fragment.json);
-      tag.update(fragment.hash);
-      validUntil = Math.min(validUntil, state.order!.validTo);
+      parts.push(written.json);
+      tag.update(written.hash);
+      validUntil = Math.min(validUntil, entry.state.order!.validTo);
     }
     parts.push(CLOSE);
     const body = Buffer.concat(parts);
