@@ -6,9 +6,9 @@
  * The hot path stays cheap: prom-client validates and hashes the label values on every inc() and observe(),
  * even through a labelled child, so per-request counters are plain numbers (`CounterCells`) added to their
  * prom-client Counter when /metrics is scraped, and the one histogram on the request path (upstream
- * latency) has its labelled children looked up once per upstream and method.
+ * latency) counts into plain per-bucket numbers (`HistogramCells`) that the registry reads on a scrape.
  */
-import { Counter, Gauge, Histogram, type CounterConfiguration } from 'prom-client';
+import { Counter, Gauge, type CounterConfiguration, type Metric } from 'prom-client';
 import { registry } from '../metrics.js';
 import { DEFAULT_RELAYED_METHODS, SUBSCRIPTION_METHODS } from './methods.js';
 
@@ -69,18 +69,80 @@ export class CounterCells<L extends string> {
   }
 }
 
+/** One label set of a HistogramCells: what it observed, in plain numbers. */
+export class HistogramCell {
+  /** Observations per bucket (not cumulative); the last counts those above every bound. */
+  readonly counts: number[];
+  sum = 0;
+  count = 0;
+
+  constructor(private readonly bounds: readonly number[]) {
+    this.counts = new Array<number>(bounds.length + 1).fill(0);
+  }
+
+  observe(value: number): void {
+    let i = 0;
+    while (i < this.bounds.length && value > this.bounds[i]) i++;
+    this.counts[i]++;
+    this.sum += value;
+    this.count++;
+  }
+}
+
+/**
+ * A histogram whose label sets are HistogramCells, served in prom-client's registry: on a scrape the
+ * registry asks it for its values as it asks prom-client's own Histogram (buckets with `le`, `_sum`,
+ * `_count`), so /metrics reads the same. `cell(a, b, ...)` returns the same cell for the same label values.
+ */
+export class HistogramCells<L extends string> {
+  private readonly cells = new Map<string, { cell: HistogramCell; labels: Record<string, string> }>();
+
+  constructor(private readonly config: { name: string; help: string; labelNames: readonly L[]; buckets: readonly number[] }) {
+    const cells = this.cells;
+    const { name, help, buckets } = config;
+    const get = async () => {
+      const values: { metricName: string; labels: Record<string, string | number>; value: number }[] = [];
+      for (const { cell, labels } of cells.values()) {
+        let cumulative = 0;
+        buckets.forEach((le, i) => {
+          cumulative += cell.counts[i];
+          values.push({ metricName: `${name}_bucket`, labels: { le, ...labels }, value: cumulative });
+        });
+        values.push({ metricName: `${name}_bucket`, labels: { le: '+Inf', ...labels }, value: cell.count });
+        values.push({ metricName: `${name}_sum`, labels, value: cell.sum });
+        values.push({ metricName: `${name}_count`, labels, value: cell.count });
+      }
+      return { name, help, type: 'histogram', values, aggregator: 'sum' };
+    };
+    // The registry needs only these members of a metric (name, get, reset); prom-client types a metric as
+    // one of its own classes, hence the cast.
+    registry.registerMetric({ name, help, get, reset: () => cells.clear() } as unknown as Metric);
+  }
+
+  cell(...values: string[]): HistogramCell {
+    const key = values.join('\u0000');
+    let entry = this.cells.get(key);
+    if (!entry) {
+      const labels: Record<string, string> = {};
+      this.config.labelNames.forEach((name, i) => (labels[name] = values[i]));
+      entry = { cell: new HistogramCell(this.config.buckets), labels };
+      this.cells.set(key, entry);
+    }
+    return entry.cell;
+  }
+}
+
 export const metrics = {
   requests: new CounterCells({
     name: 'ethgate_gateway_requests_total',
     help: 'Client requests (HTTP requests and WebSocket messages) by network, channel, JSON-RPC method ("batch" for a batch) and HTTP status',
     labelNames: ['network', 'channel', 'method', 'status'] as const,
   }),
-  upstreamDuration: new Histogram({
+  upstreamDuration: new HistogramCells({
     name: 'ethgate_upstream_request_duration_seconds',
     help: 'Latency of requests to upstreams, by upstream and method ("batch" for a batch), failures included',
     labelNames: ['network', 'upstream', 'method'] as const,
     buckets: LATENCY_BUCKETS,
-    registers: [registry],
   }),
   upstreamCalls: new CounterCells({
     name: 'ethgate_upstream_calls_total',

@@ -21,8 +21,7 @@ import type { Logger } from '../../logger.js';
 import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import { FILTER_CREATE_METHODS, FILTER_USE_METHODS, isBehindAnswer, mayRetry } from '../failsafe/policy.js';
-import { metrics, methodLabel, type CounterCell } from '../metrics.js';
-import type { Histogram } from 'prom-client';
+import { metrics, methodLabel, type CounterCell, type HistogramCell } from '../metrics.js';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { ErrorWindow, excessLag, tooManyErrors, weightedPick } from './health.js';
 import { LatencyWindow, redactUrl } from './latency.js';
@@ -72,7 +71,7 @@ export type { UpstreamReport } from '../../generated/status.js';
 
 /** The metrics of one upstream and method, looked up once (see metrics.ts on why). */
 interface CallMetrics {
-  latency: ReturnType<Histogram<'network' | 'upstream' | 'method'>['labels']>;
+  latency: HistogramCell;
   result: CounterCell;
   error: CounterCell;
   failed: CounterCell;
@@ -109,7 +108,7 @@ class Upstream {
     if (!found) {
       const cell = (outcome: string) => metrics.upstreamCalls.cell(this.network, this.name, label, outcome);
       found = {
-        latency: metrics.upstreamDuration.labels(this.network, this.name, label),
+        latency: metrics.upstreamDuration.cell(this.network, this.name, label),
         result: cell('result'),
         error: cell('error'),
         failed: cell('failed'),
