@@ -118,7 +118,8 @@ export class SqliteReadModelStore implements ReadModelStore {
    * Runs a read-model transaction without waiting for the disk (synchronous = NORMAL), whatever the
    * connection's setting for events. A read model is rebuilt from the log, so a power loss that takes its
    * last commits away only makes it catch up again, and in WAL mode it cannot leave it half-written; the
-   * event store's own commits keep their fsync. Nothing interleaves: better-sqlite3 is synchronous.
+   * event store's own commits are still synced (store/sqlite.ts syncLog). Nothing interleaves: better-sqlite3
+   * is synchronous.
    */
   private withoutSync(work: () => void): void {
     const setting = this.db.pragma('synchronous', { simple: true }) as number;
