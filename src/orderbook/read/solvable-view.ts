@@ -8,8 +8,10 @@
  * its JSON, written again only when its state or its available balance changed (an open, valid order's status
  * is always "open": the time alone changes nothing of it).
  *
- * The funding of one order (GET /orders) depends only on the open orders of the same owner and sell token,
- * so it is allocated for that pair alone, not by building the whole answer.
+ * An order's funding depends only on the open orders of the same owner and sell token and on that pair's
+ * spendable amount, so it is allocated per pair and kept until one of these changes or one of the pair's
+ * orders expires: after one new order the answer allocates that order's pair again, not the whole book,
+ * and GET /orders/{UID} allocates the order's pair alone.
  */
 import { createHash } from 'node:crypto';
 import { gzip } from 'node:zlib';
@@ -48,6 +50,7 @@ const NAME = ordersProjection.name;
 interface Entry {
   state: OrderState;
   fundable: FundableOrder;
+  pair: Pair;
   written?: { availableBalance: bigint | null; json: Buffer; hash: Buffer };
 }
 
@@ -95,6 +98,11 @@ interface Pair {
   owner: string;
   token: string;
   orders: Map<string, Entry>;
+  /**
+   * The funding of its orders valid from `from` to `validUntil` (the earliest validTo among them), for the
+   * spendable amount it was allocated from; dropped when its orders change.
+   */
+  funded?: { spendable: bigint | undefined; from: number; validUntil: number; byUid: Map<string, Funding> };
 }
 
 const pairKey = (order: { owner: string; sellToken: string }) => `${order.owner}:${order.sellToken}`;
@@ -105,11 +113,6 @@ export class SolvableOrders {
   private readonly ordered: Entry[] = [];
   /** The open orders by (owner, sell token). */
   private readonly pairs = new Map<string, Pair>();
-  /**
-   * Funding allocated per pair, for one (cursor, balances version); each pair's holds while no order of it
-   * has expired (now <= validUntil), as the whole answer's does.
-   */
-  private pairFunding = { at: '', byPair: new Map<string, { funding: Map<string, Funding>; validUntil: number }>() };
   /** Highest row position taken in. */
   private cursor = 0;
   /** The read model's checkpoint this view has caught up with. */
@@ -143,16 +146,18 @@ export class SolvableOrders {
     if (this.syncedTo < this.runner.checkpoint(NAME)) await this.refresh();
     const entry = this.open.get(uid);
     if (!entry || entry.state.order!.validTo < now) return undefined;
-    const at = `${this.cursor}:${this.balances?.version ?? 0}`;
-    if (this.pairFunding.at !== at) this.pairFunding = { at, byPair: new Map() };
-    const key = pairKey(entry.state.order!);
-    let kept = this.pairFunding.byPair.get(key);
-    if (!kept || now > kept.validUntil) {
-      const valid = [...this.pairs.get(key)!.orders.values()].filter((e) => e.state.order!.validTo >= now).sort(oldestFirst);
-      kept = { funding: this.allocate(valid), validUntil: valid.reduce((min, e) => Math.min(min, e.state.order!.validTo), Number.MAX_SAFE_INTEGER) };
-      this.pairFunding.byPair.set(key, kept);
-    }
-    return kept.funding.get(uid);
+    return this.fundingOfPair(entry.pair, now).get(uid);
+  }
+
+  /** The funding of the pair's orders valid at `now`: the one kept, unless its orders or spendable amount changed or one expired. */
+  private fundingOfPair(pair: Pair, now: number): Map<string, Funding> {
+    const spendable = this.balances?.get(pair.owner, pair.token);
+    const kept = pair.funded;
+    if (kept && kept.spendable === spendable && kept.from <= now && now <= kept.validUntil) return kept.byUid;
+    const valid = [...pair.orders.values()].filter((e) => e.state.order!.validTo >= now).sort(oldestFirst);
+    const byUid = allocateFunding(valid.map((e) => e.fundable), () => spendable);
+    pair.funded = { spendable, from: now, validUntil: valid.reduce((min, e) => Math.min(min, e.state.order!.validTo), Number.MAX_SAFE_INTEGER), byUid };
+    return byUid;
   }
 
   private refresh(): Promise<void> {
@@ -189,20 +194,19 @@ export class SolvableOrders {
 
   /** Adds an open order; true when its pair is new. */
   private add(uid: string, state: OrderState): boolean {
-    const entry: Entry = { state, fundable: fundable(state) };
+    const key = pairKey(state.order!);
+    const known = this.pairs.get(key);
+    const pair = known ?? { owner: state.order!.owner, token: state.order!.sellToken, orders: new Map<string, Entry>() };
+    if (!known) this.pairs.set(key, pair);
+    const entry: Entry = { state, fundable: fundable(state), pair };
     this.open.set(uid, entry);
+    pair.orders.set(uid, entry);
+    pair.funded = undefined;
     // New orders are the newest: most go at the end.
     const last = this.ordered.at(-1);
     if (!last || oldestFirst(last, entry) < 0) this.ordered.push(entry);
     else this.ordered.splice(insertionIndex(this.ordered, entry), 0, entry);
-    const key = pairKey(state.order!);
-    const pair = this.pairs.get(key);
-    if (pair) {
-      pair.orders.set(uid, entry);
-      return false;
-    }
-    this.pairs.set(key, { owner: state.order!.owner, token: state.order!.sellToken, orders: new Map([[uid, entry]]) });
-    return true;
+    return !known;
   }
 
   /** Removes an order if open; true when that leaves its pair without orders. */
@@ -211,17 +215,12 @@ export class SolvableOrders {
     if (!entry) return false;
     this.open.delete(uid);
     this.ordered.splice(insertionIndex(this.ordered, entry), 1);
-    const key = pairKey(entry.state.order!);
-    const pair = this.pairs.get(key)!;
+    const pair = entry.pair;
     pair.orders.delete(uid);
+    pair.funded = undefined;
     if (pair.orders.size > 0) return false;
-    this.pairs.delete(key);
+    this.pairs.delete(pairKey(entry.state.order!));
     return true;
-  }
-
-  /** Funding of `orders` (oldest first) from the spendable amounts known now. */
-  private allocate(orders: Entry[]): Map<string, Funding> {
-    return allocateFunding(orders.map((e) => e.fundable), (owner, token) => this.balances?.get(owner, token));
   }
 
   /** The order's JSON in the answer: the one written before, unless its available balance changed. */
@@ -242,15 +241,14 @@ export class SolvableOrders {
       if (entry.state.order!.validTo < now) pairsGone = this.remove(uid) || pairsGone;
     }
     if (pairsGone) this.trackBalances();
-    const valid = this.ordered;
-    const funding = this.allocate(valid);
+    for (const pair of this.pairs.values()) this.fundingOfPair(pair, now);
     const parts: Buffer[] = [OPEN];
     // The ETag hashes the orders' hashes in answer order: the same answer gives the same ETag on every
     // instance, at the cost of hashing 32 bytes per order rather than the whole body.
     const tag = createHash('sha256');
     let validUntil = Number.MAX_SAFE_INTEGER;
-    for (const entry of valid) {
-      const f = funding.get(entry.state.order!.uid)!;
+    for (const entry of this.ordered) {
+      const f = entry.pair.funded!.byUid.get(entry.state.order!.uid)!;
       if (!f.funded) continue;
       const written = this.written(entry, now, f.availableBalance);
       if (parts.length > 1) parts.push(COMMA);
