@@ -417,7 +417,7 @@ export class OrderBook {
   async auction(): Promise<{ etag: string; body: string }> {
     const answer = await this.solvable.answer(this.now());
     if (this.auctionCache?.etag === answer.etag) return this.auctionCache;
-    const orders = (JSON.parse(answer.body.toString('utf8')) as Order[]).map(auctionOrder);
+    const orders = (JSON.parse(Buffer.concat(answer.body.buffers).toString('utf8')) as Order[]).map(auctionOrder);
     const prices: Record<string, string> = {};
     for (const token of new Set(orders.flatMap((o) => [o.sellToken, o.buyToken]))) {
       const priced = await this.quotes.price(token).catch(() => null);

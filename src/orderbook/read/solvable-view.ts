@@ -8,29 +8,42 @@
  * its JSON, written again only when its state or its available balance changed (an open, valid order's status
  * is always "open": the time alone changes nothing of it).
  *
+ * The answer is kept in segments, each with its text and its compressed form (gzip-pieces.ts), so that a
+ * change writes and compresses again only the segment it falls in, and the answer (over 100 MB at 100,000
+ * orders) is sent segment after segment, never joined. A segment ends after an order whose UID starts with
+ * a zero byte (one in 256, the UID being a hash): where segments end depends only on the orders, so an order
+ * added or removed changes its own segment and leaves the others as they were.
+ *
  * An order's funding depends only on the open orders of the same owner and sell token and on that pair's
  * spendable amount, so it is allocated per pair and kept until one of these changes or one of the pair's
  * orders expires: after one new order the answer allocates that order's pair again, not the whole book,
  * and GET /orders/{UID} allocates the order's pair alone.
  */
 import { createHash } from 'node:crypto';
-import { gzip } from 'node:zlib';
-import { promisify } from 'node:util';
 import type { ReadModelStore } from './models/types.js';
 import type { ProjectionRunner } from './runner.js';
 import { orderView, presentOrder, type OrderState } from '../write/order-state.js';
 import { ordersProjection, solvableByEvents, stateOf, type OrderDoc } from './projections/orders.js';
 import type { SpendableBalances } from '../chain/port.js';
 import { allocateFunding, type Funding, type FundableOrder } from '../domain/funding.js';
+import { deflatePiece, deflatePieceNow, gzipMember, type DeflatedPiece } from './gzip-pieces.js';
+
+/** A body as buffers to send one after the other, and its length in bytes. */
+export interface Pieces {
+  buffers: Buffer[];
+  length: number;
+}
 
 export interface SolvableAnswer {
-  body: Buffer;
+  /** The JSON array of the orders. */
+  body: Pieces;
   etag: string;
   /**
-   * The body gzipped. Compression starts when the answer is built, off the event loop (solvers poll with
-   * gzip, and a large answer takes long to compress), so that the first such request does not wait for it.
+   * The body gzipped (made once, at the first call). The changed segments' compression starts when the
+   * answer is built, off the event loop, so that the first gzip request after a change waits for those
+   * segments only.
    */
-  gzipped: Promise<Buffer>;
+  gzipped(): Promise<Pieces>;
 }
 
 interface Built extends SolvableAnswer {
@@ -51,7 +64,25 @@ interface Entry {
   state: OrderState;
   fundable: FundableOrder;
   pair: Pair;
-  written?: { availableBalance: bigint | null; json: Buffer; hash: Buffer };
+  /** Its segment of the answer ends with it. */
+  endsSegment: boolean;
+  written?: Written;
+}
+
+interface Written {
+  availableBalance: bigint | null;
+  json: Buffer;
+  hash: Buffer;
+}
+
+/** Consecutive funded orders of the answer: their JSON joined by commas, compressed as one piece. */
+interface Segment {
+  orders: Written[];
+  text: Buffer;
+  /** SHA-256 of the orders' hashes. */
+  hash: Buffer;
+  /** The text compressed, started when the segment is made. */
+  piece: Promise<DeflatedPiece>;
 }
 
 function oldestFirst(a: Entry, b: Entry): number {
@@ -88,11 +119,25 @@ function insertionIndex(ordered: Entry[], entry: Entry): number {
   return low;
 }
 
-const compress = promisify(gzip);
-
 const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']');
+
+/** '[', ',' and ']' as pieces, compressed once, when first needed. */
+let punctuation: { open: DeflatedPiece; comma: DeflatedPiece; close: DeflatedPiece } | undefined;
+const punctuationPieces = () => (punctuation ??= { open: deflatePieceNow(OPEN), comma: deflatePieceNow(COMMA), close: deflatePieceNow(CLOSE) });
+
+/** The orders' JSON joined by commas. */
+function joined(orders: readonly Written[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const order of orders) {
+    if (parts.length > 0) parts.push(COMMA);
+    parts.push(order.json);
+  }
+  return Buffer.concat(parts);
+}
+
+const sameOrders = (a: readonly Written[], b: readonly Written[]) => a.length === b.length && a.every((w, i) => w === b[i]);
 
 interface Pair {
   owner: string;
@@ -119,6 +164,8 @@ export class SolvableOrders {
   private syncedTo = 0;
   private syncing: Promise<void> | undefined;
   private built: Built | undefined;
+  /** The segments of the last answer, by the first order of each (funded or not). */
+  private segments = new Map<Entry, Segment>();
 
   constructor(
     private readonly store: ReadModelStore,
@@ -198,7 +245,7 @@ export class SolvableOrders {
     const known = this.pairs.get(key);
     const pair = known ?? { owner: state.order!.owner, token: state.order!.sellToken, orders: new Map<string, Entry>() };
     if (!known) this.pairs.set(key, pair);
-    const entry: Entry = { state, fundable: fundable(state), pair };
+    const entry: Entry = { state, fundable: fundable(state), pair, endsSegment: uid.startsWith('0x00') };
     this.open.set(uid, entry);
     pair.orders.set(uid, entry);
     pair.funded = undefined;
@@ -224,7 +271,7 @@ export class SolvableOrders {
   }
 
   /** The order's JSON in the answer: the one written before, unless its available balance changed. */
-  private written(entry: Entry, now: number, availableBalance: bigint | null): NonNullable<Entry['written']> {
+  private written(entry: Entry, now: number, availableBalance: bigint | null): Written {
     if (entry.written?.availableBalance === availableBalance) return entry.written;
     const json = Buffer.from(JSON.stringify(presentOrder(orderView(entry.state, now, availableBalance)!, this.settlement)));
     return (entry.written = { availableBalance, json, hash: createHash('sha256').update(json).digest() });
@@ -242,27 +289,76 @@ export class SolvableOrders {
     }
     if (pairsGone) this.trackBalances();
     for (const pair of this.pairs.values()) this.fundingOfPair(pair, now);
-    const parts: Buffer[] = [OPEN];
-    // The ETag hashes the orders' hashes in answer order: the same answer gives the same ETag on every
-    // instance, at the cost of hashing 32 bytes per order rather than the whole body.
-    const tag = createHash('sha256');
+
+    const segments = new Map<Entry, Segment>();
+    let first: Entry | undefined;
+    let orders: Written[] = [];
     let validUntil = Number.MAX_SAFE_INTEGER;
+    const endSegment = () => {
+      if (first && orders.length > 0) segments.set(first, this.segment(first, orders));
+      first = undefined;
+      orders = [];
+    };
     for (const entry of this.ordered) {
+      first ??= entry;
       const f = entry.pair.funded!.byUid.get(entry.state.order!.uid)!;
-      if (!f.funded) continue;
-      const written = this.written(entry, now, f.availableBalance);
-      if (parts.length > 1) parts.push(COMMA);
-      parts.push(written.json);
-      tag.update(written.hash);
-      validUntil = Math.min(validUntil, entry.state.order!.validTo);
+      if (f.funded) {
+        orders.push(this.written(entry, now, f.availableBalance));
+        validUntil = Math.min(validUntil, entry.state.order!.validTo);
+      }
+      if (entry.endsSegment) endSegment();
     }
-    parts.push(CLOSE);
-    const body = Buffer.concat(parts);
+    endSegment();
+    this.segments = segments;
+
+    const kept = [...segments.values()];
+    const body: Buffer[] = [OPEN];
+    let length = OPEN.length + CLOSE.length;
+    // The ETag hashes the segments' hashes, themselves of the orders' hashes, in answer order: the same
+    // answer gives the same ETag on every instance.
+    const tag = createHash('sha256');
+    for (const [i, segment] of kept.entries()) {
+      if (i > 0) body.push(COMMA);
+      body.push(segment.text);
+      length += (i > 0 ? COMMA.length : 0) + segment.text.length;
+      tag.update(segment.hash);
+    }
+    body.push(CLOSE);
     const etag = `"${tag.digest('base64url').slice(0, 27)}"`;
-    const gzipped = compress(body);
-    // A client may never ask for it; a failure is then nobody's to hear (a request that does, hears it).
-    gzipped.catch(() => undefined);
-    this.built = { body, etag, gzipped, cursor: this.cursor, balancesVersion, validUntil };
+    let gzipped: Promise<Pieces> | undefined;
+    this.built = {
+      body: { buffers: body, length },
+      etag,
+      gzipped: () => (gzipped ??= this.gzipped(kept)),
+      cursor: this.cursor,
+      balancesVersion,
+      validUntil,
+    };
     return this.built;
+  }
+
+  /** The segment starting at `first` with these orders: the last answer's, unless its orders changed. */
+  private segment(first: Entry, orders: Written[]): Segment {
+    const previous = this.segments.get(first);
+    if (previous && sameOrders(previous.orders, orders)) return previous;
+    const hash = createHash('sha256');
+    for (const order of orders) hash.update(order.hash);
+    const text = joined(orders);
+    const piece = deflatePiece(text);
+    // A client may never ask for the gzipped answer: a failed compression is then nobody's to hear.
+    piece.catch(() => undefined);
+    return { orders, text, hash: hash.digest(), piece };
+  }
+
+  /** The answer gzipped, once the segments' pieces are compressed. */
+  private async gzipped(segments: readonly Segment[]): Promise<Pieces> {
+    const { open, comma, close } = punctuationPieces();
+    const pieces: DeflatedPiece[] = [open];
+    for (const [i, segment] of segments.entries()) {
+      if (i > 0) pieces.push(comma);
+      pieces.push(await segment.piece);
+    }
+    pieces.push(close);
+    return gzipMember(pieces);
   }
 }

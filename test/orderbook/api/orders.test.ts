@@ -5,8 +5,10 @@
  * uses its own traders, so filters by owner keep the tests apart.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { parseUnits, type Wallet } from 'ethers';
-import { signCancellation, signOrder, type OrderParams, type SignedOrderCreation } from '../../support/orders.js';
+import { signCancellation, signOrder, signOrderNative, type OrderParams, type SignedOrderCreation } from '../../support/orders.js';
 import {
   caughtUp,
   deleteOrder,
@@ -306,6 +308,50 @@ describe('order book API: orders', function () {
       const del = await deleteOrder(h.api, bad, await signCancellation(judy, h.domain, unknown));
       assert.equal(del.json.errorType, 'InvalidOrderUid', bad);
     }
+  });
+
+  it('serves an answer of several segments the same plain, gzipped (fetch, curl) and after a change inside one', async () => {
+    // A segment of the answer ends after an order whose UID starts with a zero byte: sign candidates until
+    // three such orders are found, and post them among ordinary ones, so that the answer has four segments.
+    const lee = await h.trader({ [TKA]: e18(1000) });
+    const separator = (await get(h.api, '/domain')).json.domainSeparator as string;
+    const posted: SignedOrderCreation[] = [];
+    let ends = 0;
+    for (let i = 0; ends < 3; i++) {
+      const signed = signOrderNative(lee.privateKey, separator, { sellToken: TKA, buyToken: TKC, sellAmount: e18(1) + BigInt(i), buyAmount: e18(1) });
+      const endsSegment = signed.uid.startsWith('0x00');
+      if (!endsSegment && i % 64 !== 0) continue;
+      const res = await postOrder(h.api, signed.body);
+      assert.equal(res.status, 201, res.text);
+      posted.push(signed);
+      if (endsSegment) ends++;
+    }
+    const lees = async (headers: Record<string, string>) => {
+      const res = await get(h.api, '/solvable_orders', headers);
+      assert.equal(res.status, 200, res.text);
+      return { etag: res.headers.get('etag')!, encoding: res.headers.get('content-encoding'), type: res.headers.get('content-type'), orders: (res.json as ApiOrder[]).filter((o) => o.owner === lee.address.toLowerCase()) };
+    };
+    const plain = await lees({ 'accept-encoding': 'identity' });
+    const gzipped = await lees({ 'accept-encoding': 'gzip' });
+    assert.equal(plain.encoding, null);
+    assert.equal(plain.type, 'application/json; charset=utf-8');
+    assert.equal(gzipped.type, 'application/json; charset=utf-8');
+    assert.equal(gzipped.encoding, 'gzip');
+    assert.deepEqual(plain.orders.map((o) => o.uid), posted.map((o) => o.uid), 'every order, oldest first');
+    assert.deepEqual(gzipped.orders, plain.orders);
+    assert.equal(gzipped.etag, plain.etag);
+    // curl runs apart (execFile, not execFileSync): the service answers from this process's event loop.
+    const viaCurl = await promisify(execFile)('curl', ['--silent', '--fail', '--compressed', `${h.api}/solvable_orders`], { maxBuffer: 1 << 28 });
+    assert.deepEqual(JSON.parse(viaCurl.stdout), (await get(h.api, '/solvable_orders', { 'accept-encoding': 'identity' })).json);
+
+    // Cancel an order of the second segment: the answer changes there only, and reads the same both ways.
+    const second = posted.findIndex((o) => o.uid.startsWith('0x00')) + 1;
+    const cancelled = posted[second];
+    assert.equal((await deleteOrder(h.api, cancelled.uid, await signCancellation(lee, h.domain, cancelled.uid))).status, 200);
+    const after = await lees({ 'accept-encoding': 'gzip' });
+    assert.notEqual(after.etag, plain.etag);
+    assert.deepEqual(after.orders.map((o) => o.uid), posted.filter((o) => o !== cancelled).map((o) => o.uid));
+    assert.deepEqual((await lees({ 'accept-encoding': 'identity' })).orders, after.orders);
   });
 
   it('serves solvable orders with an ETag: 304 while nothing changes, a new ETag after a cancellation and after expiry', async () => {
