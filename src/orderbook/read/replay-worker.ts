@@ -24,8 +24,10 @@ export type ReplayMessage =
   | { kind: 'folded'; events: number }
   | { kind: 'hashes'; models: Record<string, Hashes> };
 
-// Large pages: fewer round trips into SQLite and fewer steps; a page is a few tens of megabytes at most.
-const PAGE = 50_000;
+// Small pages: a page's rows, texts and parsed events live until it is applied, and every scavenge copies
+// what lives; a page of a thousand events is about a megabyte, one of fifty thousand was fifty, copied
+// again at each scavenge (bench/orderbook.ts replay: the figures are in bench-results.json).
+const PAGE = 1_000;
 
 async function run({ store: options, to, partition }: ReplayJob): Promise<void> {
   const log = await openEventStore(options);

@@ -33,7 +33,7 @@ function runWorker(job: ReplayJob): Promise<WorkerResult> {
   return new Promise((resolve, reject) => {
     // Every event leaves short-lived garbage (its row, its parsed data, intermediate states); with a young
     // generation this large it dies in cheap scavenges instead of being promoted and marked again and again
-    // among the documents kept (bench: 1M events, 2 workers, 96k events/s at 64 MB, 103k at 256 MB).
+    // among the documents kept.
     const worker = new Worker(new URL('./replay-worker.js', import.meta.url), {
       workerData: job,
       resourceLimits: { maxYoungGenerationSizeMb: 256 },

@@ -68,9 +68,13 @@ export class MemoryReadModelStore implements ReadModelStore {
   private apply(projection: Projection<any>, docs: Map<string, Entry>, events: StoredEvent[]): void {
     for (const event of events) {
       for (const key of projection.keysOf(event)) {
-        const doc = projection.apply(docs.get(key)?.doc, event, key);
+        const entry = docs.get(key);
+        const doc = projection.apply(entry?.doc, event, key);
         if (doc === undefined) docs.delete(key);
-        else docs.set(key, { doc, position: event.position });
+        else if (entry) {
+          entry.doc = doc;
+          entry.position = event.position;
+        } else docs.set(key, { doc, position: event.position });
       }
     }
   }
