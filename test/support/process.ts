@@ -4,7 +4,7 @@
  * group takes its embedded anvil along, as a crash of the machine's service would.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/devchain/anvil.js';
@@ -39,14 +39,21 @@ export async function serviceEnv(extra: Record<string, string> = {}): Promise<Re
 
 export interface SpawnOptions {
   timeoutMs?: number;
-  /** Options for node itself, e.g. --cpu-prof (which NODE_OPTIONS does not take). */
+  /** Options for node itself, e.g. --cpu-prof (which NODE_OPTIONS does not take), after `npm start`'s. */
   nodeArgs?: string[];
+}
+
+/** The options `npm start` gives node (package.json's start script: `exec node <options> dist/src/main.js`). */
+export function startNodeArgs(): string[] {
+  const start = (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/src/main.js'));
 }
 
 /** Starts the service with exactly `env` (plus PATH and HOME) and waits until /healthz answers 200. */
 export async function spawnService(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServiceProcess> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), repoPath('dist/src/main.js')], {
+  const child = spawn(process.execPath, [...startNodeArgs(), ...(options.nodeArgs ?? []), repoPath('dist/src/main.js')], {
     cwd: repoPath(),
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
