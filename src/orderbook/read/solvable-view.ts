@@ -64,8 +64,6 @@ interface Entry {
   state: OrderState;
   fundable: FundableOrder;
   pair: Pair;
-  /** Its segment of the answer ends with it. */
-  endsSegment: boolean;
   written?: Written;
 }
 
@@ -127,15 +125,21 @@ const CLOSE = Buffer.from(']');
 let punctuation: { open: DeflatedPiece; comma: DeflatedPiece; close: DeflatedPiece } | undefined;
 const punctuationPieces = () => (punctuation ??= { open: deflatePieceNow(OPEN), comma: deflatePieceNow(COMMA), close: deflatePieceNow(CLOSE) });
 
-/** The orders' JSON joined by commas. */
-function joined(orders: readonly Written[]): Buffer {
-  const parts: Buffer[] = [];
-  for (const order of orders) {
-    if (parts.length > 0) parts.push(COMMA);
-    parts.push(order.json);
+/** The items with a comma between each two. */
+function separated<T>(items: readonly T[], comma: T): T[] {
+  const parts: T[] = [];
+  for (const item of items) {
+    if (parts.length > 0) parts.push(comma);
+    parts.push(item);
   }
-  return Buffer.concat(parts);
+  return parts;
 }
+
+/** A segment of the answer ends after an order whose UID starts with a zero byte. */
+const endsSegment = (entry: Entry) => entry.state.order!.uid.startsWith('0x00');
+
+/** A JSON array of items written apart: its opening, its items separated by its comma, its closing. */
+const asArray = <T>(items: readonly T[], open: T, comma: T, close: T): T[] => [open, ...separated(items, comma), close];
 
 const sameOrders = (a: readonly Written[], b: readonly Written[]) => a.length === b.length && a.every((w, i) => w === b[i]);
 
@@ -245,7 +249,7 @@ export class SolvableOrders {
     const known = this.pairs.get(key);
     const pair = known ?? { owner: state.order!.owner, token: state.order!.sellToken, orders: new Map<string, Entry>() };
     if (!known) this.pairs.set(key, pair);
-    const entry: Entry = { state, fundable: fundable(state), pair, endsSegment: uid.startsWith('0x00') };
+    const entry: Entry = { state, fundable: fundable(state), pair };
     this.open.set(uid, entry);
     pair.orders.set(uid, entry);
     pair.funded = undefined;
@@ -306,28 +310,21 @@ export class SolvableOrders {
         orders.push(this.written(entry, now, f.availableBalance));
         validUntil = Math.min(validUntil, entry.state.order!.validTo);
       }
-      if (entry.endsSegment) endSegment();
+      if (endsSegment(entry)) endSegment();
     }
     endSegment();
     this.segments = segments;
 
     const kept = [...segments.values()];
-    const body: Buffer[] = [OPEN];
-    let length = OPEN.length + CLOSE.length;
+    const body = asArray(kept.map((segment) => segment.text), OPEN, COMMA, CLOSE);
     // The ETag hashes the segments' hashes, themselves of the orders' hashes, in answer order: the same
     // answer gives the same ETag on every instance.
     const tag = createHash('sha256');
-    for (const [i, segment] of kept.entries()) {
-      if (i > 0) body.push(COMMA);
-      body.push(segment.text);
-      length += (i > 0 ? COMMA.length : 0) + segment.text.length;
-      tag.update(segment.hash);
-    }
-    body.push(CLOSE);
+    for (const segment of kept) tag.update(segment.hash);
     const etag = `"${tag.digest('base64url').slice(0, 27)}"`;
     let gzipped: Promise<Pieces> | undefined;
     this.built = {
-      body: { buffers: body, length },
+      body: { buffers: body, length: body.reduce((sum, buffer) => sum + buffer.length, 0) },
       etag,
       gzipped: () => (gzipped ??= this.gzipped(kept)),
       cursor: this.cursor,
@@ -343,7 +340,7 @@ export class SolvableOrders {
     if (previous && sameOrders(previous.orders, orders)) return previous;
     const hash = createHash('sha256');
     for (const order of orders) hash.update(order.hash);
-    const text = joined(orders);
+    const text = Buffer.concat(separated(orders.map((order) => order.json), COMMA));
     const piece = deflatePiece(text);
     // A client may never ask for the gzipped answer: a failed compression is then nobody's to hear.
     piece.catch(() => undefined);
@@ -353,12 +350,7 @@ export class SolvableOrders {
   /** The answer gzipped, once the segments' pieces are compressed. */
   private async gzipped(segments: readonly Segment[]): Promise<Pieces> {
     const { open, comma, close } = punctuationPieces();
-    const pieces: DeflatedPiece[] = [open];
-    for (const [i, segment] of segments.entries()) {
-      if (i > 0) pieces.push(comma);
-      pieces.push(await segment.piece);
-    }
-    pieces.push(close);
-    return gzipMember(pieces);
+    const pieces = await Promise.all(segments.map((segment) => segment.piece));
+    return gzipMember(asArray(pieces, open, comma, close));
   }
 }
