@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/devchain/anvil.js';
 import { repoPath } from '../../src/paths.js';
+import { startNodeArgs } from './process.js';
 import { http } from './http.js';
 
 export interface ServiceProcess {
@@ -36,7 +37,7 @@ export interface ServiceProcessOptions {
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ethgate-child-'));
-  const child = spawn(process.execPath, [repoPath('dist/src/main.js')], {
+  const child = spawn(process.execPath, [...startNodeArgs(), repoPath('dist/src/main.js')], {
     cwd: repoPath(),
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
