@@ -1,6 +1,6 @@
 /** openEventStore picks the store from the configuration. */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEventStore } from '../../../src/orderbook/store/index.js';
@@ -20,6 +20,43 @@ describe('openEventStore', function () {
       } finally {
         await store.close();
       }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('syncs the WAL SQLite writes now, also after SQLite removed and made it again', async function () {
+    const root = mkdtempSync(join(tmpdir(), 'ethgate-open-'));
+    // What this process has open of the store's WAL: a path, with " (deleted)" once removed.
+    const openWal = () =>
+      readdirSync('/proc/self/fd')
+        .map((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`);
+          } catch {
+            return '';
+          }
+        })
+        .filter((target) => target.startsWith(join(root, 'events.sqlite-wal')));
+    try {
+      const store = await openEventStore({ dataDir: root });
+      try {
+        assert.ok(store.kind === 'sqlite');
+        await store.append('s', [{ type: 'A', schemaVersion: 1, data: {} }], 'no_stream');
+        // Leaving WAL mode checkpoints the WAL and removes it; coming back makes a new file.
+        assert.equal(store.db.pragma('journal_mode = DELETE', { simple: true }), 'delete');
+        assert.equal(existsSync(join(root, 'events.sqlite-wal')), false);
+        assert.equal(store.db.pragma('journal_mode = WAL', { simple: true }), 'wal');
+        await store.append('s', [{ type: 'A', schemaVersion: 1, data: {} }], 1);
+        assert.equal(await store.head(), 2);
+        // SQLite's own descriptor and the store's, both on the new file; none left on the removed one.
+        const wal = openWal();
+        assert.ok(wal.length >= 2, `open WAL descriptors: ${wal.join(', ')}`);
+        assert.deepEqual(wal.filter((target) => target.endsWith('(deleted)')), []);
+      } finally {
+        await store.close();
+      }
+      assert.deepEqual(openWal(), []);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
