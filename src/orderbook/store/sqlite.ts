@@ -99,7 +99,7 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('busy_timeout = 5000');
     // The read models share this file: a 64 MB page cache keeps their indexes in memory, and checkpointing
     // the WAL every 10,000 pages (40 MB) rather than 1,000 copies each often-changed page once instead of
-    // many times (order intake, bench/orderbook.ts: about 5% more orders/s, 20 µs less CPU per order).
+    // many times (bench/orderbook.ts measures order intake).
     this.db.pragma('cache_size = -65536');
     this.db.pragma('wal_autocheckpoint = 10000');
     this.db.exec(SCHEMA);
