@@ -199,8 +199,10 @@ export class PostgresEventStore implements EventStore {
     const client = await this.pool.connect();
     let failure: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const locked = await client.query<{ head: string }>(`SELECT head FROM ${head} FOR UPDATE`);
+      // Each round trip waits for a turn of a busy event loop, so statements without parameters share one
+      // message (the simple query protocol answers one result per statement): BEGIN with the lock, and at the
+      // end the head's update, the notification and COMMIT (their values are a number and a checked name).
+      const [, locked] = (await client.query(`BEGIN; SELECT head FROM ${head} FOR UPDATE`)) as unknown as pg.QueryResult<{ head: string }>[];
       const streamIds = [...new Set(batch.map((a) => a.streamId))];
       const current = await client.query<{ stream_id: string; version: number }>(
         `SELECT stream_id, max(stream_version) AS version FROM ${events}
@@ -225,10 +227,10 @@ export class PostgresEventStore implements EventStore {
             plan.rows[0].recordedAt,
           ],
         );
-        await client.query(`UPDATE ${head} SET head = $1`, [plan.head]);
-        await client.query('SELECT pg_notify($1, $2)', [channel, String(plan.head)]);
       }
-      await client.query('COMMIT');
+      await client.query(
+        plan.rows.length > 0 ? `UPDATE ${head} SET head = ${plan.head}; SELECT pg_notify('${channel}', '${plan.head}'); COMMIT` : 'COMMIT',
+      );
       this.listeners.report(plan.head);
       return plan.outcomes;
     } catch (err) {
