@@ -318,7 +318,12 @@ async function benchGrowth(o: Required<Omit<OrderbookBenchOptions, 'databaseUrl'
       // scavenges of those objects landed in the GETs timed next (6-12 ms pauses, seen with --trace-gc).
       const answer = await (await pool.request({ path: '/api/v1/solvable_orders', method: 'GET' })).body.text();
       const orderUids = Array.from(answer.matchAll(/"uid":"(0x[0-9a-f]{112})"/g), (match) => match[1]);
-      const one = await timeGets(pool, () => `/api/v1/orders/${orderUids[Math.floor(Math.random() * orderUids.length)]}`, 500);
+      const anyOrder = () => `/api/v1/orders/${orderUids[Math.floor(Math.random() * orderUids.length)]}`;
+      // Untimed first, as the other figures are warmed up: at the first level these are the process's first GETs
+      // by UID, and V8 was still compiling their path (service and client) on background threads during the
+      // timed ones, taking the two cores' time (perf record -a: ~70 ms of compiler threads in a 220 ms window).
+      await timeGets(pool, anyOrder, 1000);
+      const one = await timeGets(pool, anyOrder, 500);
       const rss = residentBytes(pid);
       const k = `${level / 1000}k`;
       Object.assign(figures, {
