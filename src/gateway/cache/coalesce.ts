@@ -4,9 +4,11 @@
  * failsafe/policy.ts): two clients asking the same thing at the same moment may be given the same answer.
  */
 import type { RpcOutcome } from '../jsonrpc.js';
+import { InFlight } from '../../in-flight.js';
 
 export class Coalescer {
-  private readonly inFlight = new Map<string, Promise<RpcOutcome>>();
+  /** Not a Map, see in-flight.ts. */
+  private readonly inFlight = new InFlight<Promise<RpcOutcome>>();
 
   /** `joined` is called when the caller joins a call already in flight (for the metric). */
   run(key: string, call: () => Promise<RpcOutcome>, joined: () => void): Promise<RpcOutcome> {

@@ -13,6 +13,7 @@ import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { toOutcome, batchOutcomes } from './outcome.js';
+import { InFlight } from '../../in-flight.js';
 
 /** Socket errors raised before a request could be written: the upstream cannot have seen it. */
 const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
@@ -117,6 +118,8 @@ export class HttpUpstream implements UpstreamTransport {
 
 /** One request and its answer, as undici's dispatch handler: collects the body, settles once. */
 class Exchange implements Dispatcher.DispatchHandler {
+  /** Its key in Deadlines. */
+  id = 0;
   private controller: Dispatcher.DispatchController | undefined;
   private statusCode = 0;
   private readonly chunks: Buffer[] = [];
@@ -174,15 +177,17 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
-/** The exchanges in flight, swept every `tickMs` for passed deadlines; the sweep runs only while any are. */
+/** The exchanges in flight (not a Set, see in-flight.ts), swept every `tickMs` for passed deadlines while any are. */
 class Deadlines {
-  private readonly inFlight = new Set<Exchange>();
+  private readonly inFlight = new InFlight<Exchange>();
+  private nextId = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly tickMs: number) {}
 
   add(exchange: Exchange): void {
-    this.inFlight.add(exchange);
+    exchange.id = this.nextId++;
+    this.inFlight.set(exchange.id, exchange);
     if (!this.timer) {
       this.timer = setInterval(() => this.sweep(), this.tickMs);
       this.timer.unref();
@@ -190,7 +195,7 @@ class Deadlines {
   }
 
   delete(exchange: Exchange): void {
-    this.inFlight.delete(exchange);
+    this.inFlight.delete(exchange.id);
   }
 
   stop(): void {
@@ -200,7 +205,7 @@ class Deadlines {
 
   private sweep(): void {
     const now = performance.now();
-    for (const exchange of this.inFlight) if (exchange.deadline <= now) exchange.expire();
+    for (const exchange of this.inFlight.values()) if (exchange.deadline <= now) exchange.expire();
     if (this.inFlight.size === 0) this.stop();
   }
 }

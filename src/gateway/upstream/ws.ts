@@ -10,6 +10,7 @@ import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { toOutcome, batchOutcomes } from './outcome.js';
+import { InFlight } from '../../in-flight.js';
 import type { Logger } from '../../logger.js';
 
 interface Pending {
@@ -30,7 +31,8 @@ export class WsUpstream extends EventEmitter implements UpstreamTransport {
   private socket: WebSocket | undefined;
   private opening: Promise<WebSocket> | undefined;
   private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
+  /** Calls awaiting their answer, by request id (not a Map, see in-flight.ts). */
+  private readonly pending = new InFlight<Pending>();
   private readonly subscribers = new Map<string, (result: unknown) => void>();
   private closed = false;
   private reconnectDelayMs = 250;
@@ -142,10 +144,11 @@ export class WsUpstream extends EventEmitter implements UpstreamTransport {
   private onClose(socket: WebSocket): void {
     if (this.socket !== socket) return;
     this.socket = undefined;
-    for (const [id, pending] of this.pending) {
+    const lost = this.pending.values();
+    this.pending.clear();
+    for (const pending of lost) {
       clearTimeout(pending.timer);
       pending.reject(new UpstreamError('connection-lost', this.name, 'closed the connection'));
-      this.pending.delete(id);
     }
     const hadSubscriptions = this.subscribers.size > 0;
     if (hadSubscriptions) this.emit('connection-lost');

@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { OrderbookError } from '../../domain/errors.js';
 import type { OrderValidationContext, ValidatedOrder } from '../../domain/order.js';
 import type { ValidationJob, ValidationOutcome } from './worker.js';
+import { InFlight } from '../../../in-flight.js';
 
 interface Pending {
   resolve(order: ValidatedOrder): void;
@@ -22,7 +23,8 @@ function defaultValidationWorkers(): number {
 
 export class ValidationPool {
   private readonly workers: Worker[];
-  private readonly pending = new Map<number, Pending>();
+  /** By job id; not a Map, see in-flight.ts. */
+  private readonly pending = new InFlight<Pending>();
   /** Jobs sent to each worker and not answered yet, to give the next batch to the least busy. */
   private readonly load: number[];
   private queued: ValidationJob[] = [];
