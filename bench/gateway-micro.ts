@@ -6,13 +6,23 @@
  * channel it prints the CPU time and the bytes allocated per request, measured in this process: the
  * upstream (anvil) runs in its own. `npm run bench -- gateway-micro`.
  *
- * Allocation is what the heap grew by plus what every garbage collection of the run freed (v8.GCProfiler).
- * BENCH_MICRO_SECONDS (4) and BENCH_MICRO_CONCURRENCY (50) change the runs; BENCH_MICRO_ONLY=<name> runs
- * one workload (for --cpu-prof / --heap-prof of just that path).
+ * Allocation is what the heap grew by plus what every garbage collection of the run freed (v8.GCProfiler);
+ * promotion is what the young-generation collections moved to the old generation, which should be little
+ * more than the bare relay's: what a request leaves behind for longer than two of them is costly (see
+ * src/in-flight.ts). Each workload runs in slices alternating with the bare relay,
+ * and its added cost is measured against the bare relay's slices of the same run.
+ *
+ * BENCH_MICRO_SECONDS (4) and BENCH_MICRO_CONCURRENCY (50) change the runs; BENCH_MICRO_ONLY=<name> runs one
+ * workload and the bare relay (for --cpu-prof of just that path). BENCH_MICRO_ALLOC_PROFILE=<dir> writes, for
+ * each workload, a sampling profile of every allocation of one more run, garbage included (`--heap-prof`
+ * keeps only what survives), as <dir>/<workload>.heapprofile, which Chrome DevTools opens.
  */
 import { IncomingMessage, ServerResponse, type IncomingHttpHeaders } from 'node:http';
 import { Duplex } from 'node:stream';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
+import { Session } from 'node:inspector/promises';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { startService, type Service } from '../src/service.js';
 import { createMainServer } from '../src/http/server.js';
@@ -72,13 +82,31 @@ interface Workload {
   request(i: number): MemoryRequest;
 }
 
+/** Totals of one or more timed runs of a workload. */
 interface MicroResult {
   requests: number;
+  /** CPU time of this process, µs. */
   cpuUs: number;
+  /** Bytes allocated. */
   bytes: number;
+  /** Bytes moved to the old generation by young-generation collections: what outlived two of them. */
+  promoted: number;
 }
 
-/** Keeps `concurrency` requests in flight for `seconds`; CPU and allocation per request of this process. */
+const NOTHING: MicroResult = { requests: 0, cpuUs: 0, bytes: 0, promoted: 0 };
+
+function plus(a: MicroResult, b: MicroResult): MicroResult {
+  return { requests: a.requests + b.requests, cpuUs: a.cpuUs + b.cpuUs, bytes: a.bytes + b.bytes, promoted: a.promoted + b.promoted };
+}
+
+const perRequest = (r: MicroResult) => ({ cpuUs: r.cpuUs / r.requests, bytes: r.bytes / r.requests, promoted: r.promoted / r.requests });
+
+/** The old generation's used bytes in one of a GC's heap space lists. */
+function oldBytes(spaces: { spaceName: string; spaceUsedSize: number }[]): number {
+  return spaces.filter((s) => s.spaceName === 'old_space' || s.spaceName === 'lo_space').reduce((sum, s) => sum + s.spaceUsedSize, 0);
+}
+
+/** Keeps `concurrency` requests in flight for `seconds`; CPU, allocation and promotion of this process. */
 async function run(workload: Workload, seconds: number, concurrency: number): Promise<MicroResult> {
   const first = await serveInMemory(workload.handler, workload.request(0));
   if (first.status !== 200 || !first.raw.includes('"result"')) throw new Error(`${workload.name}: ${first.raw.slice(0, 300)}`);
@@ -101,7 +129,41 @@ async function run(workload: Workload, seconds: number, concurrency: number): Pr
   const gcs = profiler.stop()?.statistics ?? [];
   if (failed > 0) throw new Error(`${workload.name}: ${failed} requests failed`);
   const freed = gcs.reduce((sum, gc) => sum + gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize, 0);
-  return { requests: issued, cpuUs: (cpu.user + cpu.system) / issued, bytes: (heapAfter - heapBefore + freed) / issued };
+  const promoted = gcs
+    .filter((gc) => gc.gcType === 'Scavenge')
+    .reduce((sum, gc) => sum + oldBytes(gc.afterGC.heapSpaceStatistics) - oldBytes(gc.beforeGC.heapSpaceStatistics), 0);
+  return { requests: issued, cpuUs: cpu.user + cpu.system, bytes: heapAfter - heapBefore + freed, promoted };
+}
+
+/**
+ * A workload and the bare relay in alternating slices of SLICE_SECONDS, `seconds` each in all: this machine's
+ * speed drifts by more than the difference measured, and slices side by side see the same drift.
+ */
+const SLICE_SECONDS = 0.5;
+
+async function interleaved(workload: Workload, bare: Workload, seconds: number, concurrency: number): Promise<{ own: MicroResult; bare: MicroResult }> {
+  let own = NOTHING;
+  let reference = NOTHING;
+  for (let i = 0; i < Math.max(1, Math.round(seconds / SLICE_SECONDS)); i++) {
+    reference = plus(reference, await run(bare, SLICE_SECONDS, concurrency));
+    own = plus(own, await run(workload, SLICE_SECONDS, concurrency));
+  }
+  return { own, bare: reference };
+}
+
+/** Samples allocations (one per 1 KiB on average) until stopped, keeping those the GC has since freed. */
+async function startAllocationProfile(): Promise<{ stop(file: string): Promise<void> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  return {
+    async stop(file) {
+      const { profile } = await session.post('HeapProfiler.stopSampling');
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 const rpc = (method: string, params: unknown[] = [], id = 1) => ({ jsonrpc: '2.0', id, method, params });
@@ -111,6 +173,7 @@ export async function benchGatewayMicro(): Promise<Record<string, Figure>> {
   const seconds = Number(process.env.BENCH_MICRO_SECONDS ?? 4);
   const concurrency = Number(process.env.BENCH_MICRO_CONCURRENCY ?? 50);
   const only = process.env.BENCH_MICRO_ONLY;
+  const allocDir = process.env.BENCH_MICRO_ALLOC_PROFILE;
   const chain = await startTestChain({ chainId: 1 });
   let service: Service | undefined;
   try {
@@ -145,22 +208,38 @@ export async function benchGatewayMicro(): Promise<Record<string, Figure>> {
     for (const body of oldBlocks) await serveInMemory(viaGateway, { method: 'POST', url: '/', headers: network, body });
 
     const figures: Record<string, Figure> = {};
-    const results = new Map<string, MicroResult>();
-    console.error(`gateway-micro: ${seconds} s per workload, ${concurrency} in flight`);
+    const bareWorkload = workloads.find((w) => w.name === 'bare_relay')!;
+    const record = (name: string, result: MicroResult) => {
+      const each = perRequest(result);
+      figures[`gateway_micro.${name}.cpu_per_request`] = { value: round(each.cpuUs, 2), unit: 'µs' };
+      figures[`gateway_micro.${name}.bytes_per_request`] = { value: round(each.bytes), unit: 'B' };
+      figures[`gateway_micro.${name}.promoted_bytes_per_request`] = { value: round(each.promoted), unit: 'B' };
+      console.error(`  ${name}: ${round(each.cpuUs, 2)} µs, ${round(each.bytes)} B allocated, ${round(each.promoted)} B promoted per request (${result.requests} requests)`);
+    };
+    console.error(`gateway-micro: ${seconds} s per workload in slices of ${SLICE_SECONDS} s alternating with the bare relay, ${concurrency} in flight`);
+    await run(bareWorkload, Math.min(1, seconds), concurrency); // warm-up
+    let bareTotal = NOTHING;
+    const addedOverBare = new Map<string, number>();
+    const hitRatio = new Map<string, number>();
     for (const workload of workloads) {
-      if (only && workload.name !== only && workload.name !== 'bare_relay') continue;
+      if (workload === bareWorkload || (only && workload.name !== only)) continue;
       await run(workload, Math.min(1, seconds), concurrency); // warm-up
-      const result = await run(workload, seconds, concurrency);
-      results.set(workload.name, result);
-      figures[`gateway_micro.${workload.name}.cpu_per_request`] = { value: round(result.cpuUs, 2), unit: 'µs' };
-      figures[`gateway_micro.${workload.name}.bytes_per_request`] = { value: round(result.bytes), unit: 'B' };
-      console.error(`  ${workload.name}: ${round(result.cpuUs, 2)} µs, ${round(result.bytes)} B per request (${result.requests} requests)`);
+      if (allocDir) {
+        const profiling = await startAllocationProfile();
+        await run(workload, seconds, concurrency);
+        await profiling.stop(`${allocDir}/${workload.name}.heapprofile`);
+      }
+      const { own, bare } = await interleaved(workload, bareWorkload, seconds, concurrency);
+      bareTotal = plus(bareTotal, bare);
+      record(workload.name, own);
+      addedOverBare.set(workload.name, perRequest(own).cpuUs - perRequest(bare).cpuUs);
+      hitRatio.set(workload.name, perRequest(own).cpuUs / perRequest(bare).cpuUs);
     }
-    const bareResult = results.get('bare_relay')!;
-    const post = results.get('post');
-    if (post) figures['gateway_micro.post.added_cpu_per_request'] = { value: round(post.cpuUs - bareResult.cpuUs, 2), unit: 'µs' };
-    const hit = results.get('cache_hit');
-    if (hit) figures['gateway_micro.ratio.cache_hit_vs_bare_relay_cpu'] = { value: round(hit.cpuUs / bareResult.cpuUs, 3), unit: 'x' };
+    record('bare_relay', bareTotal);
+    const added = addedOverBare.get('post');
+    if (added !== undefined) figures['gateway_micro.post.added_cpu_per_request'] = { value: round(added, 2), unit: 'µs' };
+    const hit = hitRatio.get('cache_hit');
+    if (hit !== undefined) figures['gateway_micro.ratio.cache_hit_vs_bare_relay_cpu'] = { value: round(hit, 3), unit: 'x' };
     return figures;
   } finally {
     await service?.stop();
