@@ -43,16 +43,26 @@ interface MemoryRequest {
 /** A socket that keeps what the response writes and never reads: enough for node:http's objects. */
 class MemorySocket extends Duplex {
   readonly remoteAddress = '127.0.0.1';
-  readonly written: Buffer[] = [];
+  readonly written: (Buffer | string)[] = [];
+
+  constructor() {
+    // Strings as they come, as net.Socket writes them (without a Buffer of their own).
+    super({ decodeStrings: false });
+  }
+
   override _read(): void {}
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
     this.written.push(chunk);
     done();
+  }
+
+  text(): string {
+    return this.written.map((chunk) => chunk.toString()).join('');
   }
 }
 
 /** Serves one in-memory request with `handler`; resolves the status and the raw response once finished. */
-function serveInMemory(handler: Handler, request: MemoryRequest): Promise<{ status: number; raw: string }> {
+function serveInMemory(handler: Handler, request: MemoryRequest): Promise<{ status: number; raw(): string }> {
   const socket = new MemorySocket();
   const req = new IncomingMessage(socket as never);
   req.method = request.method;
@@ -64,7 +74,7 @@ function serveInMemory(handler: Handler, request: MemoryRequest): Promise<{ stat
   const res = new ServerResponse(req);
   res.assignSocket(socket as never);
   return new Promise((resolve, reject) => {
-    res.once('finish', () => resolve({ status: res.statusCode, raw: Buffer.concat(socket.written).toString() }));
+    res.once('finish', () => resolve({ status: res.statusCode, raw: () => socket.text() }));
     res.once('error', reject);
     handler(req, res);
     if (request.body) req.push(request.body);
@@ -109,7 +119,7 @@ function oldBytes(spaces: { spaceName: string; spaceUsedSize: number }[]): numbe
 /** Keeps `concurrency` requests in flight for `seconds`; CPU, allocation and promotion of this process. */
 async function run(workload: Workload, seconds: number, concurrency: number): Promise<MicroResult> {
   const first = await serveInMemory(workload.handler, workload.request(0));
-  if (first.status !== 200 || !first.raw.includes('"result"')) throw new Error(`${workload.name}: ${first.raw.slice(0, 300)}`);
+  if (first.status !== 200 || !first.raw().includes('"result"')) throw new Error(`${workload.name}: ${first.raw().slice(0, 300)}`);
   const deadline = performance.now() + seconds * 1000;
   let issued = 0;
   let failed = 0;
