@@ -28,6 +28,7 @@ import { startService, type Service } from '../src/service.js';
 import { createMainServer } from '../src/http/server.js';
 import { gatewayFront } from '../src/gateway/http-front.js';
 import { startTestChain } from '../test/support/chain.js';
+import { promotedBytes } from '../test/support/gc.js';
 import { bareRelayHandler } from './bare-relay.js';
 import { round, type Figure } from './tools.js';
 
@@ -111,11 +112,6 @@ function plus(a: MicroResult, b: MicroResult): MicroResult {
 
 const perRequest = (r: MicroResult) => ({ cpuUs: r.cpuUs / r.requests, bytes: r.bytes / r.requests, promoted: r.promoted / r.requests });
 
-/** The old generation's used bytes in one of a GC's heap space lists. */
-function oldBytes(spaces: { spaceName: string; spaceUsedSize: number }[]): number {
-  return spaces.filter((s) => s.spaceName === 'old_space' || s.spaceName === 'lo_space').reduce((sum, s) => sum + s.spaceUsedSize, 0);
-}
-
 /** Keeps `concurrency` requests in flight for `seconds`; CPU, allocation and promotion of this process. */
 async function run(workload: Workload, seconds: number, concurrency: number): Promise<MicroResult> {
   const first = await serveInMemory(workload.handler, workload.request(0));
@@ -139,10 +135,7 @@ async function run(workload: Workload, seconds: number, concurrency: number): Pr
   const gcs = profiler.stop()?.statistics ?? [];
   if (failed > 0) throw new Error(`${workload.name}: ${failed} requests failed`);
   const freed = gcs.reduce((sum, gc) => sum + gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize, 0);
-  const promoted = gcs
-    .filter((gc) => gc.gcType === 'Scavenge')
-    .reduce((sum, gc) => sum + oldBytes(gc.afterGC.heapSpaceStatistics) - oldBytes(gc.beforeGC.heapSpaceStatistics), 0);
-  return { requests: issued, cpuUs: cpu.user + cpu.system, bytes: heapAfter - heapBefore + freed, promoted };
+  return { requests: issued, cpuUs: cpu.user + cpu.system, bytes: heapAfter - heapBefore + freed, promoted: promotedBytes(gcs) };
 }
 
 /**
@@ -229,8 +222,8 @@ export async function benchGatewayMicro(): Promise<Record<string, Figure>> {
     console.error(`gateway-micro: ${seconds} s per workload in slices of ${SLICE_SECONDS} s alternating with the bare relay, ${concurrency} in flight`);
     await run(bareWorkload, Math.min(1, seconds), concurrency); // warm-up
     let bareTotal = NOTHING;
-    const addedOverBare = new Map<string, number>();
-    const hitRatio = new Map<string, number>();
+    /** CPU per request of each workload and of the bare relay's slices beside it. */
+    const cpu = new Map<string, { own: number; bare: number }>();
     for (const workload of workloads) {
       if (workload === bareWorkload || (only && workload.name !== only)) continue;
       await run(workload, Math.min(1, seconds), concurrency); // warm-up
@@ -242,14 +235,13 @@ export async function benchGatewayMicro(): Promise<Record<string, Figure>> {
       const { own, bare } = await interleaved(workload, bareWorkload, seconds, concurrency);
       bareTotal = plus(bareTotal, bare);
       record(workload.name, own);
-      addedOverBare.set(workload.name, perRequest(own).cpuUs - perRequest(bare).cpuUs);
-      hitRatio.set(workload.name, perRequest(own).cpuUs / perRequest(bare).cpuUs);
+      cpu.set(workload.name, { own: perRequest(own).cpuUs, bare: perRequest(bare).cpuUs });
     }
     record('bare_relay', bareTotal);
-    const added = addedOverBare.get('post');
-    if (added !== undefined) figures['gateway_micro.post.added_cpu_per_request'] = { value: round(added, 2), unit: 'µs' };
-    const hit = hitRatio.get('cache_hit');
-    if (hit !== undefined) figures['gateway_micro.ratio.cache_hit_vs_bare_relay_cpu'] = { value: round(hit, 3), unit: 'x' };
+    const post = cpu.get('post');
+    if (post) figures['gateway_micro.post.added_cpu_per_request'] = { value: round(post.own - post.bare, 2), unit: 'µs' };
+    const hit = cpu.get('cache_hit');
+    if (hit) figures['gateway_micro.ratio.cache_hit_vs_bare_relay_cpu'] = { value: round(hit.own / hit.bare, 3), unit: 'x' };
     return figures;
   } finally {
     await service?.stop();

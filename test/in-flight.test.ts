@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { GCProfiler } from 'node:v8';
 import fc from 'fast-check';
 import { InFlight } from '../src/in-flight.js';
+import { promotedBytes } from './support/gc.js';
 
 type Op = { kind: 'set'; key: string; value: number } | { kind: 'delete'; key: string } | { kind: 'clear' };
 
@@ -16,15 +17,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 /** Bytes young-generation collections moved to the old generation while `work` ran. */
 function promotedBy(work: () => void): number {
-  const oldBytes = (spaces: { spaceName: string; spaceUsedSize: number }[]) =>
-    spaces.filter((s) => s.spaceName === 'old_space').reduce((sum, s) => sum + s.spaceUsedSize, 0);
   const profiler = new GCProfiler();
   profiler.start();
   work();
-  return profiler
-    .stop()
-    .statistics.filter((gc) => gc.gcType === 'Scavenge')
-    .reduce((sum, gc) => sum + oldBytes(gc.afterGC.heapSpaceStatistics) - oldBytes(gc.beforeGC.heapSpaceStatistics), 0);
+  return promotedBytes(profiler.stop().statistics);
 }
 
 /** 50 entries in flight at a time, `count` taken and dropped, each holding ~1 KB, in a table that is already old. */
