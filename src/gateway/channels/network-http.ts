@@ -10,14 +10,24 @@ import { rpcErrors, asRpcError } from '../errors.js';
 import { readBody, isJsonContentType, sendJson } from '../../http/io.js';
 import { answerBody, type AnswerContext } from './answer.js';
 import type { Caller } from '../access/access.js';
+import type { Relay } from '../relay.js';
+
+/** Each network's context, made once: it depends only on the gateway's configuration. */
+const contexts = new WeakMap<Relay, AnswerContext>();
 
 export function httpAnswerContext(gw: Gateway, networkName: string): AnswerContext {
-  return {
-    relay: gw.entry(networkName).relay,
-    maxBatchSize: gw.config.gateway.maxBatchSize,
-    isAllowed: (method) => gw.relayedMethods.has(method),
-    where: `on this network's address (allowed: see RELAYED_METHODS)`,
-  };
+  const { relay } = gw.entry(networkName);
+  let context = contexts.get(relay);
+  if (!context) {
+    context = {
+      relay,
+      maxBatchSize: gw.config.gateway.maxBatchSize,
+      isAllowed: (method) => gw.relayedMethods.has(method),
+      where: `on this network's address (allowed: see RELAYED_METHODS)`,
+    };
+    contexts.set(relay, context);
+  }
+  return context;
 }
 
 export async function handleNetworkHttp(

@@ -2,10 +2,10 @@
  * An upstream reached over HTTP(S): a keep-alive undici pool, one POST per call or batch.
  *
  * Each exchange (connect, request, whole answer) has one deadline, `timeoutMs` after it starts. Deadlines
- * are not timers: the exchanges in flight sit in a set that one interval per upstream sweeps, aborting
- * those past their deadline (so a timeout fires within `timeoutMs` plus one sweep). A timer, or an
- * AbortSignal, per request would cost more than the rest of the relay. undici's own per-phase timeouts
- * stay as a backstop.
+ * are not timers: the exchanges in flight sit in a list, in the order they started and so of their
+ * deadlines, which one interval per upstream sweeps from the oldest, aborting those past their deadline
+ * (so a timeout fires within `timeoutMs` plus one sweep). A timer, or an AbortSignal, per request would
+ * cost more than the rest of the relay. undici's own per-phase timeouts stay as a backstop.
  */
 import { performance } from 'node:perf_hooks';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
@@ -13,7 +13,6 @@ import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { toOutcome, batchOutcomes } from './outcome.js';
-import { InFlight } from '../../in-flight.js';
 
 /** Socket errors raised before a request could be written: the upstream cannot have seen it. */
 const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
@@ -52,20 +51,23 @@ export class HttpUpstream implements UpstreamTransport {
     this.deadlines = new Deadlines(Math.min(50, Math.max(5, Math.floor(options.timeoutMs / 20))));
   }
 
-  async send(call: UpstreamCall): Promise<RpcOutcome> {
+  send(call: UpstreamCall): Promise<RpcOutcome> {
     const body = `{"jsonrpc":"2.0","id":0,"method":${JSON.stringify(call.method)},"params":${JSON.stringify(call.params)}}`;
-    return toOutcome(await this.post(body), this.name);
+    return this.post(body, (answer) => toOutcome(answer, this.name));
   }
 
-  async sendBatch(calls: UpstreamCall[]): Promise<RpcOutcome[]> {
+  sendBatch(calls: UpstreamCall[]): Promise<RpcOutcome[]> {
     const body = JSON.stringify(calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params })));
-    return batchOutcomes(await this.post(body), calls.length, this.name);
+    return this.post(body, (answer) => batchOutcomes(answer, calls.length, this.name));
   }
 
-  /** POSTs `body` and resolves the parsed JSON answer; rejects with an UpstreamError. */
-  private post(body: string): Promise<unknown> {
+  /**
+   * POSTs `body` and resolves what `decode` makes of the parsed JSON answer; rejects with an UpstreamError
+   * (decode's too). Decoding inside the exchange saves the relay a promise per call.
+   */
+  private post<T>(body: string, decode: (answer: unknown) => T): Promise<T> {
     return new Promise((resolve, reject) => {
-      const exchange = new Exchange(this, performance.now() + this.options.timeoutMs, resolve, reject);
+      const exchange = new Exchange(this, performance.now() + this.options.timeoutMs, (answer) => resolve(decode(answer)), reject);
       this.deadlines.add(exchange);
       this.pool.dispatch({ path: this.path, method: 'POST', headers: this.headers, body }, exchange);
     });
@@ -118,8 +120,9 @@ export class HttpUpstream implements UpstreamTransport {
 
 /** One request and its answer, as undici's dispatch handler: collects the body, settles once. */
 class Exchange implements Dispatcher.DispatchHandler {
-  /** Its key in Deadlines. */
-  id = 0;
+  /** Its neighbours in Deadlines' list while in flight. */
+  older: Exchange | undefined = undefined;
+  newer: Exchange | undefined = undefined;
   private controller: Dispatcher.DispatchController | undefined;
   private statusCode = 0;
   private readonly chunks: Buffer[] = [];
@@ -128,6 +131,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   constructor(
     private readonly upstream: HttpUpstream,
     readonly deadline: number,
+    /** Takes the parsed answer; may throw the UpstreamError of an answer that is not one. */
     private readonly resolve: (value: unknown) => void,
     private readonly reject: (err: UpstreamError) => void,
   ) {}
@@ -177,17 +181,24 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
-/** The exchanges in flight (not a Set, see in-flight.ts), swept every `tickMs` for passed deadlines while any are. */
+/**
+ * The exchanges in flight, oldest first: a list threaded through them, since they start in the order of their
+ * deadlines (one timeout per upstream). Adding and removing one touches two neighbours and allocates
+ * nothing, and nothing settled stays referenced (a Set or Map here kept answers alive, see in-flight.ts).
+ * Swept every `tickMs` from the oldest while any are in flight.
+ */
 class Deadlines {
-  private readonly inFlight = new InFlight<Exchange>();
-  private nextId = 0;
+  private oldest: Exchange | undefined;
+  private newest: Exchange | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly tickMs: number) {}
 
   add(exchange: Exchange): void {
-    exchange.id = this.nextId++;
-    this.inFlight.set(exchange.id, exchange);
+    exchange.older = this.newest;
+    if (this.newest) this.newest.newer = exchange;
+    else this.oldest = exchange;
+    this.newest = exchange;
     if (!this.timer) {
       this.timer = setInterval(() => this.sweep(), this.tickMs);
       this.timer.unref();
@@ -195,7 +206,13 @@ class Deadlines {
   }
 
   delete(exchange: Exchange): void {
-    this.inFlight.delete(exchange.id);
+    const { older, newer } = exchange;
+    if (!older && !newer && this.oldest !== exchange) return; // not in the list
+    if (older) older.newer = newer;
+    else this.oldest = newer;
+    if (newer) newer.older = older;
+    else this.newest = older;
+    exchange.older = exchange.newer = undefined;
   }
 
   stop(): void {
@@ -205,7 +222,11 @@ class Deadlines {
 
   private sweep(): void {
     const now = performance.now();
-    for (const exchange of this.inFlight.values()) if (exchange.deadline <= now) exchange.expire();
-    if (this.inFlight.size === 0) this.stop();
+    while (this.oldest && this.oldest.deadline <= now) {
+      const expired = this.oldest;
+      this.delete(expired);
+      expired.expire();
+    }
+    if (!this.oldest) this.stop();
   }
 }
