@@ -67,8 +67,20 @@ export function validator<T = unknown>(ref: string): Validator<T> {
 
 /** Whether schemas/<file> defines `#/$defs/<name>` (used to find per-method params schemas). */
 export function hasDefinition(file: string, name: string): boolean {
-  const schema = schemas().getSchema(BASE_ID + file)?.schema as { $defs?: Record<string, unknown> } | undefined;
-  return Boolean(schema?.$defs && Object.hasOwn(schema.$defs, name));
+  return definitionNames(file).has(name);
+}
+
+/** The names under $defs of each schema file, listed once (asked per request by the params check). */
+const definitions = new Map<string, Set<string>>();
+
+function definitionNames(file: string): Set<string> {
+  let names = definitions.get(file);
+  if (!names) {
+    const schema = schemas().getSchema(BASE_ID + file)?.schema as { $defs?: Record<string, unknown> } | undefined;
+    names = new Set(schema?.$defs ? Object.keys(schema.$defs) : []);
+    definitions.set(file, names);
+  }
+  return names;
 }
 
 /**
