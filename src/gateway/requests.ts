@@ -40,18 +40,21 @@ export function networkPathKey(path: string): string | undefined {
   return rest === '' || rest === 'ws' || rest.includes('/') ? undefined : rest;
 }
 
-/** Request counter cells by network and channel, method and status: nested maps, so a lookup builds no label list. */
-const requestCells = new Map<string, Map<string, Map<string, CounterCell>>>();
+/**
+ * Request counter cells by network, channel, method and status: nested maps keyed by the values as they
+ * come, so that a lookup builds no label list and no combined key to hash.
+ */
+const requestCells = new Map<string, Map<string, Map<string, Map<number, CounterCell>>>>();
 
 function requestCell(network: string, channel: string, method: string, status: number): CounterCell {
-  const scope = network + '/' + channel;
-  let byMethod = requestCells.get(scope);
-  if (!byMethod) requestCells.set(scope, (byMethod = new Map()));
+  let byChannel = requestCells.get(network);
+  if (!byChannel) requestCells.set(network, (byChannel = new Map()));
+  let byMethod = byChannel.get(channel);
+  if (!byMethod) byChannel.set(channel, (byMethod = new Map()));
   let byStatus = byMethod.get(method);
   if (!byStatus) byMethod.set(method, (byStatus = new Map()));
-  const key = String(status);
-  let cell = byStatus.get(key);
-  if (!cell) byStatus.set(key, (cell = metrics.requests.cell(network, channel, method, key)));
+  let cell = byStatus.get(status);
+  if (!cell) byStatus.set(status, (cell = metrics.requests.cell(network, channel, method, String(status))));
   return cell;
 }
 

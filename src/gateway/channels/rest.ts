@@ -93,6 +93,7 @@ async function postedRequest(
 }
 
 function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment; // nothing to decode (the common case, without the decoder's cost)
   try {
     return decodeURIComponent(segment);
   } catch {
