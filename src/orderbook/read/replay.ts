@@ -68,7 +68,8 @@ function mergedDigest(lists: { keys: string[]; hashes: string[] }[], position: n
 export async function replayOrderbook(options: ReplayOptions): Promise<ReplayResult> {
   let to = options.to;
   if (to === undefined) {
-    const log = await openEventStore(options.store);
+    // Opened as the workers will open theirs, so that the log is ready for them (see SqliteEventStore).
+    const log = await openEventStore({ ...options.store, scan: true });
     to = await log.head().finally(() => log.close());
   }
   const count = options.workers ?? availableParallelism();

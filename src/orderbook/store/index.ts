@@ -14,6 +14,8 @@ export interface EventStoreOptions {
   databaseUrl?: string;
   /** PostgreSQL schema of the tables (default `public`). */
   pgSchema?: string;
+  /** The connection will read the whole log in order, as a replay does (SQLite prepares for it). */
+  scan?: boolean;
 }
 
 /** Either store; `kind` tells which, and with it whether `db` (SQLite) or `pool` (PostgreSQL) is there. */
@@ -24,5 +26,5 @@ export async function openEventStore(options: EventStoreOptions): Promise<Opened
     return PostgresEventStore.open({ connectionString: options.databaseUrl, schema: options.pgSchema });
   }
   mkdirSync(options.dataDir, { recursive: true });
-  return new SqliteEventStore(join(options.dataDir, 'events.sqlite'));
+  return new SqliteEventStore(join(options.dataDir, 'events.sqlite'), { scan: options.scan });
 }
