@@ -379,8 +379,8 @@ async function benchReplay(events: number, log: (line: string) => void): Promise
     const writeStarted = Date.now();
     const written = await synthesiseLog(store, events);
     log(`replay: wrote ${written} events in ${((Date.now() - writeStarted) / 1000).toFixed(1)} s`);
-    // What `npm run replay` does: one worker per core, into memory.
-    const result = await replayOrderbook({ store: { dataDir: dir } });
+    // What `npm run replay` does: one worker per core, into memory, its connections opened for a scan.
+    const result = await replayOrderbook({ store: { dataDir: dir, scan: true } });
     if (result.events !== written) throw new Error(`replayed ${result.events} of ${written} events`);
     const rate = Math.round(result.events / result.seconds);
     log(`replay: ${result.events} events in ${result.seconds.toFixed(2)} s: ${rate} events/s`);

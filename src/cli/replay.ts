@@ -42,7 +42,8 @@ async function intoSqlite(out: string, store: Parameters<typeof openEventStore>[
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const store = { dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.databaseSchema };
+  // Scanning connections (see SqliteEventStore): this process only reads the log from start to end.
+  const store = { dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.databaseSchema, scan: true };
   const to = integerOption('to');
   const out = option('out');
   const result = out

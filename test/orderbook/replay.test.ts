@@ -4,7 +4,7 @@
  * included.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../src/orderbook/store/sqlite.js';
@@ -80,6 +80,22 @@ describe('order book replay', function () {
       assert.notDeepEqual(parallel.digests, live);
     } finally {
       await store.close();
+    }
+  });
+
+  it("gives the live digests through scanning connections (npm run replay's) while a writer keeps newer events in its WAL", async () => {
+    const writer = new SqliteEventStore(join(dir, 'events.sqlite'));
+    try {
+      // Orders beyond those of the log so far, appended after `head` and left in the WAL: the writer stays open.
+      await synthesiseLog(writer, 300, 1_000_000);
+      assert.ok(statSync(join(dir, 'events.sqlite-wal')).size > 0, 'the newer events are in the WAL');
+      const result = await replayOrderbook({ store: { dataDir: dir, scan: true }, workers: 2, to: head });
+      assert.equal(result.events, head);
+      assert.deepEqual(result.digests, live);
+      // The writer goes on appending after the scanning connections' checkpoint.
+      assert.equal((await writer.append(quoteStreamId('after-scan'), [quoteIssued(syntheticQuote('2026-11-25T00:00:00.000Z'))], 0)).position, (await writer.head()));
+    } finally {
+      await writer.close();
     }
   });
 });

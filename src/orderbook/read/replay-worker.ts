@@ -30,7 +30,7 @@ export type ReplayMessage =
 const PAGE = 1_000;
 
 async function run({ store: options, to, partition }: ReplayJob): Promise<void> {
-  const log = await openEventStore({ ...options, scan: true });
+  const log = await openEventStore(options);
   try {
     const target = new MemoryReadModelStore();
     for (const projection of projections) await target.prepare(projection);

@@ -68,8 +68,8 @@ function mergedDigest(lists: { keys: string[]; hashes: string[] }[], position: n
 export async function replayOrderbook(options: ReplayOptions): Promise<ReplayResult> {
   let to = options.to;
   if (to === undefined) {
-    // Opened as the workers will open theirs, so that the log is ready for them (see SqliteEventStore).
-    const log = await openEventStore({ ...options.store, scan: true });
+    // Opened as the workers will open theirs (a scan, for npm run replay: see SqliteEventStore).
+    const log = await openEventStore(options.store);
     to = await log.head().finally(() => log.close());
   }
   const count = options.workers ?? availableParallelism();

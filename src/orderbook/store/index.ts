@@ -14,7 +14,7 @@ export interface EventStoreOptions {
   databaseUrl?: string;
   /** PostgreSQL schema of the tables (default `public`). */
   pgSchema?: string;
-  /** The connection will read the whole log in order, as a replay does (SQLite prepares for it). */
+  /** The process only reads the log from start to end (npm run replay): SQLite prepares for a scan (see SqliteEventStore). */
   scan?: boolean;
 }
 

@@ -70,9 +70,9 @@ type Statements = ReturnType<typeof prepareStatements>;
 
 /**
  * How much of the file a scanning connection maps into memory: its pages are then read where the OS keeps
- * them rather than copied out one read() at a time. Only for scans (a replay): an I/O error on a mapped
- * page ends the process instead of failing one query, which the service's own connection must not risk.
- * bench/orderbook.ts replay measures it.
+ * them rather than copied out one read() at a time. Only for a process that does nothing but scan (npm run
+ * replay): an I/O error on a mapped page ends the process instead of failing one query, which the service
+ * must not risk (its verify-by-replay opens ordinary connections). bench/orderbook.ts replay measures it.
  */
 const SCAN_MAP_BYTES = 1 << 30;
 
