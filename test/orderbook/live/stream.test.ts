@@ -156,6 +156,7 @@ describe('order book: the event stream', function () {
     const reader = await open();
     await until(() => h.book.feed.readers >= 2, 'both clients live');
     stalled.pause();
+    const stalledAt = performance.now();
 
     // Appends one synthetic order at a time (its events acknowledged together), noting when each was acknowledged.
     const acked = new Map<number, number>();
@@ -170,12 +171,21 @@ describe('order book: the event stream', function () {
         }),
       );
     }
+    const stallMs = performance.now() - stalledAt;
     const head = await h.book.events.head();
     await reader.waitFor(head - from);
     const latencies = reader.events.map((e) => e.at - (acked.get(Number(e.id)) ?? e.at)).filter((l) => l > 0);
     latencies.sort((a, b) => a - b);
     const max = latencies[latencies.length - 1];
-    assert.ok(max < 100, `the reading client's latency stayed under 100 ms (max ${max.toFixed(1)} ms over ${latencies.length} events)`);
+    // A feed that waited for the stalled client would hold the reader back until the cut-off, about two
+    // seconds here; the reader's worst latency must be a small part of that. Not a fixed number of ms: alone
+    // it is ~55 ms, and a loaded two-core machine's pauses (collections, fsyncs) took it past 120 ms, which
+    // says nothing about the stream.
+    assert.ok(
+      max < stallMs / 4,
+      `the reading client was not held back by the stalled one (worst latency ${max.toFixed(1)} ms over ${latencies.length} events, ` +
+        `median ${latencies[latencies.length >> 1].toFixed(1)} ms; the stalled client was cut off after ${stallMs.toFixed(0)} ms)`,
+    );
 
     // The stalled client, reading again, gets what was buffered and then the last message, which says where to resume.
     stalled.resume();
