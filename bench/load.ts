@@ -18,6 +18,8 @@ export interface Workload {
   method: 'GET' | 'POST';
   /** The one body of every request (POST). */
   body?: string;
+  /** Request headers besides Content-Type. */
+  headers?: Record<string, string>;
   /** Bodies drawn by Zipf rank: bodies[0] is the hottest. */
   zipf?: { bodies: string[]; exponent: number };
 }
@@ -43,6 +45,7 @@ const lua = (text: string) => `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"
 
 function script(workload: Workload): string {
   const lines = [`wrk.method = "${workload.method}"`, 'wrk.headers["Content-Type"] = "application/json"'];
+  for (const [name, value] of Object.entries(workload.headers ?? {})) lines.push(`wrk.headers[${lua(name)}] = ${lua(value)}`);
   if (workload.body !== undefined) lines.push(`wrk.body = ${lua(workload.body)}`);
   if (workload.zipf) {
     const { bodies, exponent } = workload.zipf;

@@ -5,7 +5,7 @@
  *   flight through an undici Pool, on SQLite and (when a database URL is given) PostgreSQL. The orders are
  *   signed before the clock starts (native secp256k1, the same signature as ethers' signTypedData), spread
  *   over `owners` funded owners; `intakeOrders` are timed after a warm-up;
- * - GET /api/v1/solvable_orders p50/p99 (sequential GETs) when the book holds exactly `openOrders` open
+ * - GET /api/v1/solvable_orders p50/p99 (sequential GETs, timed by wrk) when the book holds exactly `openOrders` open
  *   orders, measured in a pause of the intake: plain and gzip, and the 304 answer to a client that has the
  *   current ETag;
  * - replay: events per second of `replayOrderbook()` (what `npm run replay` runs: in memory, one worker
@@ -41,6 +41,7 @@ import { synthesiseLog } from '../test/support/synthetic-log.js';
 import { spawnService, type ServiceProcess } from '../test/support/process.js';
 import { fundTrader } from '../test/support/solver.js';
 import { measureSigning } from './signing.js';
+import { runLoad } from './load.js';
 import { cpuSeconds, printTargets, round, type Figure, type Target } from './tools.js';
 
 export interface OrderbookBenchOptions {
@@ -56,8 +57,8 @@ export interface OrderbookBenchOptions {
   concurrency?: number;
   /** Funded owners the orders are spread over (default 100). */
   owners?: number;
-  /** GETs of solvable_orders per variant (default 200). */
-  solvableRequests?: number;
+  /** Seconds of sequential GETs of solvable_orders per variant, timed by wrk (default 2). */
+  solvableSeconds?: number;
   /** Events of the synthetic log replayed (default 1,000,000). */
   replayEvents?: number;
   /** Progress lines on stderr (default true). */
@@ -166,22 +167,18 @@ async function drain(body: AsyncIterable<Uint8Array>): Promise<number> {
   return bytes;
 }
 
-/** Untimed GETs of solvable_orders before the timed ones (see benchEngine). */
-const SETTLING_GETS = 20;
-
-/** Milliseconds of each of `count` sequential GETs of solvable_orders, body fully received. */
-async function timeSolvable(pool: Pool, count: number, headers: Record<string, string>): Promise<{ times: number[]; bytes: number; status: number }> {
-  const times: number[] = [];
-  let bytes = 0;
-  let status = 0;
-  for (let i = 0; i < count; i++) {
-    const started = process.hrtime.bigint();
-    const res = await pool.request({ path: '/api/v1/solvable_orders', method: 'GET', headers });
-    bytes = await drain(res.body);
-    times.push(Number(process.hrtime.bigint() - started) / 1e6);
-    status = res.statusCode;
-  }
-  return { times: times.sort((a, b) => a - b), bytes, status };
+/**
+ * p50 and p99 of sequential GETs of solvable_orders over `seconds`, after a second of the same untimed, timed
+ * by wrk (one connection): a client in C that leaves no garbage. An undici client measured its own
+ * collections: the 12 MB of chunks each GET brings it start a full collection every ~30 GETs ("external
+ * memory pressure" in --trace-gc), and those pauses were the p99 (10-20 ms against a 4 ms median).
+ */
+async function timeSolvable(url: string, headers: Record<string, string>, seconds: number): Promise<{ p50Ms: number; p99Ms: number }> {
+  const workload = { url, method: 'GET' as const, headers };
+  await runLoad(workload, { connections: 1, seconds: 1 });
+  const result = await runLoad(workload, { connections: 1, seconds });
+  if (result.errors > 0) throw new Error(`GET solvable_orders: ${result.errors} errors`);
+  return result;
 }
 
 async function benchEngine(
@@ -205,25 +202,23 @@ async function benchEngine(
     const cpuBetween = { service: cpuSeconds(service.child.pid!) - cpuBefore.service, client: process.cpuUsage(cpuBefore.client) };
 
     const first = await pool.request({ path: '/api/v1/solvable_orders', method: 'GET' });
-    // Orders counted in the text rather than parsed into 10,000 objects, whose collection by this client
-    // would land in the GETs timed next (as in the growth section).
-    const solvable = { length: (await first.body.text()).split('"uid":').length - 1 };
+    // Orders counted in the text rather than parsed into 10,000 objects.
+    const text = await first.body.text();
+    const solvable = { length: text.split('"uid":').length - 1, bytes: Buffer.byteLength(text) };
     if (solvable.length !== options.openOrders) throw new Error(`solvable_orders has ${solvable.length} orders, expected ${options.openOrders}`);
     const etag = String(first.headers.etag);
-    // Untimed GETs first, plain then gzip: "in a pause" is with the answer cached in both forms and the
-    // intake's aftermath done. Without them the first dozen timed GETs met this client's full collections of
-    // the intake's garbage and the service's compression of the answer's segments (20-40 ms each against a
-    // 4 ms median, seen with --trace-gc and per-request times), which alone made the p99.
-    await timeSolvable(pool, SETTLING_GETS, {});
-    await timeSolvable(pool, 1, { 'accept-encoding': 'gzip' });
-    const plain = await timeSolvable(pool, options.solvableRequests, {});
-    const gzip = await timeSolvable(pool, options.solvableRequests, { 'accept-encoding': 'gzip' });
-    const notModified = await timeSolvable(pool, options.solvableRequests, { 'if-none-match': etag });
-    if (notModified.status !== 304) throw new Error(`If-None-Match with the current ETag answered ${notModified.status}`);
+    const gzipBytes = await drain((await pool.request({ path: '/api/v1/solvable_orders', method: 'GET', headers: { 'accept-encoding': 'gzip' } })).body);
+    const revalidated = await pool.request({ path: '/api/v1/solvable_orders', method: 'GET', headers: { 'if-none-match': etag } });
+    await drain(revalidated.body);
+    if (revalidated.statusCode !== 304) throw new Error(`If-None-Match with the current ETag answered ${revalidated.statusCode}`);
+    const url = `http://127.0.0.1:${env.PORT}/api/v1/solvable_orders`;
+    const plain = await timeSolvable(url, {}, options.solvableSeconds);
+    const gzip = await timeSolvable(url, { 'accept-encoding': 'gzip' }, options.solvableSeconds);
+    const notModified = await timeSolvable(url, { 'if-none-match': etag }, options.solvableSeconds);
     log(
-      `${engine}: solvable_orders (${solvable.length} orders, ${(plain.bytes / 1e6).toFixed(1)} MB, gzip ${(gzip.bytes / 1e6).toFixed(1)} MB) ` +
-        `p50 ${percentile(plain.times, 50).toFixed(1)} ms, p99 ${percentile(plain.times, 99).toFixed(1)} ms; ` +
-        `gzip p50 ${percentile(gzip.times, 50).toFixed(1)} ms; 304 p50 ${percentile(notModified.times, 50).toFixed(2)} ms`,
+      `${engine}: solvable_orders (${solvable.length} orders, ${(solvable.bytes / 1e6).toFixed(1)} MB, gzip ${(gzipBytes / 1e6).toFixed(1)} MB) ` +
+        `p50 ${plain.p50Ms.toFixed(1)} ms, p99 ${plain.p99Ms.toFixed(1)} ms; ` +
+        `gzip p50 ${gzip.p50Ms.toFixed(1)} ms; 304 p50 ${notModified.p50Ms.toFixed(2)} ms`,
     );
     const cpuAgain = { service: cpuSeconds(service.child.pid!), client: process.cpuUsage() };
     seconds += await postAll(pool, market.bodies.slice(openOrders, warmupOrders + intakeOrders), options.concurrency);
@@ -239,11 +234,11 @@ async function benchEngine(
     const ms = (value: number) => ({ value: round(value, 2), unit: 'ms' });
     return {
       [`orderbook.intake.${engine}`]: { value: rate, unit: 'orders/s' },
-      [`orderbook.solvable_orders_${engine}.p50`]: ms(percentile(plain.times, 50)),
-      [`orderbook.solvable_orders_${engine}.p99`]: ms(percentile(plain.times, 99)),
-      [`orderbook.solvable_orders_${engine}_gzip.p50`]: ms(percentile(gzip.times, 50)),
-      [`orderbook.solvable_orders_${engine}_gzip.p99`]: ms(percentile(gzip.times, 99)),
-      [`orderbook.solvable_orders_${engine}_304.p50`]: ms(percentile(notModified.times, 50)),
+      [`orderbook.solvable_orders_${engine}.p50`]: ms(plain.p50Ms),
+      [`orderbook.solvable_orders_${engine}.p99`]: ms(plain.p99Ms),
+      [`orderbook.solvable_orders_${engine}_gzip.p50`]: ms(gzip.p50Ms),
+      [`orderbook.solvable_orders_${engine}_gzip.p99`]: ms(gzip.p99Ms),
+      [`orderbook.solvable_orders_${engine}_304.p50`]: ms(notModified.p50Ms),
     };
   } catch (err) {
     if (service) log(service.output.join('').slice(-4000));
@@ -466,7 +461,7 @@ export async function benchOrderbook(options: OrderbookBenchOptions = {}): Promi
     warmupOrders: options.warmupOrders ?? 1_000,
     concurrency: options.concurrency ?? 200,
     owners: options.owners ?? 100,
-    solvableRequests: options.solvableRequests ?? 200,
+    solvableSeconds: options.solvableSeconds ?? 2,
     replayEvents: options.replayEvents ?? 1_000_000,
     verbose: options.verbose ?? true,
     sections: options.sections ?? SECTIONS,
