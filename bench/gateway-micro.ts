@@ -4,7 +4,9 @@
  * service's own request handler (routing, API key and request id, validation, rate limits, cache policy,
  * relay to a local anvil over undici, metrics), and to the bare relay's handler as the reference. For each
  * channel it prints the CPU time and the bytes allocated per request, measured in this process: the
- * upstream (anvil) runs in its own. `npm run bench -- gateway-micro`.
+ * upstream (anvil) runs in its own. `post` runs as configured by default (a turn's upstream calls go out as
+ * one batch), `post_unbatched` with each upstream call in an exchange of its own (UPSTREAM_BATCH_CALLS=1),
+ * as the bare relay sends them. `npm run bench -- gateway-micro`.
  *
  * Allocation is what the heap grew by plus what every garbage collection of the run freed (v8.GCProfiler);
  * promotion is what the young-generation collections moved to the old generation, which should be little
@@ -179,20 +181,19 @@ export async function benchGatewayMicro(): Promise<Record<string, Figure>> {
   const allocDir = process.env.BENCH_MICRO_ALLOC_PROFILE;
   const chain = await startTestChain({ chainId: 1 });
   let service: Service | undefined;
+  let unbatched: Service | undefined;
   try {
     await chain.send('anvil_mine', ['0x400']);
     const upstream = chain.anvil.httpUrl;
     // Every feature on, logs at info; no coalescing, so that each uncached request costs an upstream call
     // as it does through the bare relay.
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', UPSTREAM_MAINNET: upstream, NETWORKS: 'mainnet', ORDERBOOK: 'off', COALESCE_READS: 'false', LOG_LEVEL: 'info', DATA_DIR: `/tmp/ethgate-micro-${process.pid}` });
+    const env = { PORT: '0', HOST: '127.0.0.1', UPSTREAM_MAINNET: upstream, NETWORKS: 'mainnet', ORDERBOOK: 'off', COALESCE_READS: 'false', LOG_LEVEL: 'info' };
+    const config = loadConfig({ ...env, DATA_DIR: `/tmp/ethgate-micro-${process.pid}` });
     service = await startService(config);
-    const gateway = service.gateway;
-    const server = createMainServer({
-      gateway: gatewayFront({ gateway: () => gateway, ws: () => undefined }),
-      started: () => true,
-      health: async () => ({ ready: true }),
-    });
-    const viaGateway: Handler = (req, res) => void server.emit('request', req, res);
+    const viaGateway = inMemoryHandler(service);
+    // The same with each upstream call in an exchange of its own, as the bare relay sends them.
+    unbatched = await startService(loadConfig({ ...env, UPSTREAM_BATCH_CALLS: '1', DATA_DIR: `/tmp/ethgate-micro-unbatched-${process.pid}` }));
+    const viaUnbatched = inMemoryHandler(unbatched);
     const bare = bareRelayHandler(upstream);
 
     const single = Buffer.from(JSON.stringify(rpc('eth_blockNumber')));
@@ -203,6 +204,7 @@ export async function benchGatewayMicro(): Promise<Record<string, Figure>> {
     const workloads: Workload[] = [
       { name: 'bare_relay', handler: bare, request: () => ({ method: 'POST', url: '/', headers: jsonHeaders('127.0.0.1'), body: single }) },
       { name: 'post', handler: viaGateway, request: () => ({ method: 'POST', url: '/', headers: network, body: single }) },
+      { name: 'post_unbatched', handler: viaUnbatched, request: () => ({ method: 'POST', url: '/', headers: network, body: single }) },
       { name: 'rest_get', handler: viaGateway, request: () => ({ method: 'GET', url: '/v1/jsonrpc/mainnet/eth_blockNumber', headers: { host: '127.0.0.1' } }) },
       { name: 'batch10', handler: viaGateway, request: () => ({ method: 'POST', url: '/', headers: network, body: batch }) },
       { name: 'cache_hit', handler: viaGateway, request: (i) => ({ method: 'POST', url: '/', headers: network, body: oldBlocks[i % oldBlocks.length] }) },
@@ -240,11 +242,25 @@ export async function benchGatewayMicro(): Promise<Record<string, Figure>> {
     record('bare_relay', bareTotal);
     const post = cpu.get('post');
     if (post) figures['gateway_micro.post.added_cpu_per_request'] = { value: round(post.own - post.bare, 2), unit: 'µs' };
+    const alone = cpu.get('post_unbatched');
+    if (alone) figures['gateway_micro.post_unbatched.added_cpu_per_request'] = { value: round(alone.own - alone.bare, 2), unit: 'µs' };
     const hit = cpu.get('cache_hit');
     if (hit) figures['gateway_micro.ratio.cache_hit_vs_bare_relay_cpu'] = { value: round(hit.own / hit.bare, 3), unit: 'x' };
     return figures;
   } finally {
     await service?.stop();
+    await unbatched?.stop();
     await chain.stop();
   }
+}
+
+/** The service's main HTTP handler, to be called with in-memory requests. */
+function inMemoryHandler(service: Service): Handler {
+  const gateway = service.gateway;
+  const server = createMainServer({
+    gateway: gatewayFront({ gateway: () => gateway, ws: () => undefined }),
+    started: () => true,
+    health: async () => ({ ready: true }),
+  });
+  return (req, res) => void server.emit('request', req, res);
 }

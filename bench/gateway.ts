@@ -6,8 +6,9 @@
  *   nginx        a plain reverse proxy (one worker, upstream keep-alive)
  *   bare relay   node:http + undici pool forwarding bytes (bench/bare-relay.ts): the runtime's ceiling,
  *                with undici's dispatch API, and once more written the usual way (pool.request)
- *   gateway      uncached eth_blockNumber on {network_url}/, the REST GET channel, a batch of 10, and
- *                repeated eth_getBlockByNumber over 1,000 old blocks drawn with a Zipf skew
+ *   gateway      uncached eth_blockNumber on {network_url}/ (as configured by default, and with each
+ *                upstream call in an exchange of its own: UPSTREAM_BATCH_CALLS=1), the REST GET channel, a
+ *                batch of 10, and repeated eth_getBlockByNumber over 1,000 old blocks drawn with a Zipf skew
  *
  * The uncached, REST and batch runs use a gateway with coalescing off (COALESCE_READS=false), so that every
  * client request costs an upstream call as it does through nginx and the bare relay; the repeated-read run
@@ -102,6 +103,10 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
     // Gateway relaying every request (no coalescing), for the uncached, REST and batch runs.
     const relaying = await startGateway(anvil.httpUrl, { COALESCE_READS: 'false' }, 'relay');
     stops.push(() => relaying.stop());
+    // The same with each upstream call in an exchange of its own, as the bare relay and nginx send them
+    // (the default sends a turn's calls as one batch: UPSTREAM_BATCH_CALLS).
+    const unbatched = await startGateway(anvil.httpUrl, { COALESCE_READS: 'false', UPSTREAM_BATCH_CALLS: '1' }, 'relay-unbatched');
+    stops.push(() => unbatched.stop());
     const batchBody = JSON.stringify(Array.from({ length: 10 }, (_, i) => JSON.parse(rpcBody('eth_blockNumber', [], i + 1))));
     const bodies = Array.from({ length: OLD_BLOCKS }, (_, rank) =>
       // Rank r (hot first) asks for an old block spread over the range, so hot blocks are not neighbours.
@@ -123,6 +128,7 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
         value: round(((await relaying.upstreamCalls('eth_blockNumber')) - calls) / uncached.requests, 3),
         unit: 'calls/req',
       };
+      await measure('uncached_unbatched', post(unbatched.networkUrl), unbatched.pid);
       await measure('rest_get', { url: `${relaying.url}/v1/jsonrpc/mainnet/eth_blockNumber`, method: 'GET' }, relaying.pid);
       await measure('batch10', post(relaying.networkUrl, batchBody), relaying.pid);
 
@@ -161,6 +167,12 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
     figures['gateway.batch10.calls_per_s'] = { value: round(best.get('batch10')!.rps * 10), unit: 'calls/s' };
     const [uncached, bareBest, nginxBest, repeated] = ['uncached', 'baseline.bare_relay', 'baseline.nginx', 'repeated_read'].map((n) => best.get(n)!);
     figures['gateway.ratio.uncached_vs_bare_relay'] = { value: round(uncached.rps / bareBest.rps, 3), unit: 'x' };
+    figures['gateway.ratio.uncached_unbatched_vs_bare_relay'] = { value: round(best.get('uncached_unbatched')!.rps / bareBest.rps, 3), unit: 'x' };
+    figures['gateway.ratio.p99_uncached_vs_bare_relay'] = { value: round(uncached.p99Ms / bareBest.p99Ms, 3), unit: 'x' };
+    figures['gateway.ratio.p99_uncached_unbatched_vs_bare_relay'] = {
+      value: round(best.get('uncached_unbatched')!.p99Ms / bareBest.p99Ms, 3),
+      unit: 'x',
+    };
     figures['gateway.ratio.uncached_vs_bare_relay_request_api'] = {
       value: round(uncached.rps / best.get('baseline.bare_relay_request_api')!.rps, 3),
       unit: 'x',

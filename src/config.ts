@@ -49,6 +49,7 @@ function defaults(): Config {
     gateway: {
       relayedMethods: [...DEFAULT_RELAYED_METHODS],
       upstreamTimeoutMs: 10_000,
+      upstreamBatchCalls: 20,
       maxBodyBytes: 5 * 1024 * 1024,
       maxBatchSize: 100,
       maxLogsBlockRange: 10_000,
@@ -211,6 +212,7 @@ function fromEnv(env: Env, base: Config): Record<string, unknown> {
     gateway: strip({
       relayedMethods: list(env.RELAYED_METHODS),
       upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS'),
+      upstreamBatchCalls: integer(env, 'UPSTREAM_BATCH_CALLS'),
       maxBodyBytes: integer(env, 'MAX_BODY_BYTES'),
       maxBatchSize: integer(env, 'MAX_BATCH_SIZE'),
       maxLogsBlockRange: integer(env, 'MAX_LOGS_BLOCK_RANGE'),

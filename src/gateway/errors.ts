@@ -45,6 +45,8 @@ export class UpstreamError extends RpcError {
     readonly reason: UpstreamFailureReason,
     readonly upstream: string,
     detail: string,
+    /** The upstream's HTTP status, for 'http-status'. */
+    readonly httpStatus?: number,
   ) {
     super(502, -32603, `upstream ${upstream} ${detail}`);
   }

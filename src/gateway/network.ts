@@ -38,6 +38,7 @@ export class Network {
 
   static async start({ config, gateway, dataDir, logger }: NetworkOptions): Promise<Network> {
     const timeoutMs = gateway.upstreamTimeoutMs;
+    const batchCalls = gateway.upstreamBatchCalls;
     const log = logger.child({ network: config.name });
     const poolOptions = { network: config.name, chainId: config.chainId, health: gateway.health, logger };
     let anvil: Anvil | undefined;
@@ -49,7 +50,7 @@ export class Network {
       anvil = new Anvil({ name: config.name, chainId: config.chainId, runDir: join(dataDir, 'run'), logger: log });
       await anvil.start();
       const name = `${config.name}/embedded`;
-      const http = new HttpUpstream({ name, url: anvil.httpUrl, timeoutMs });
+      const http = new HttpUpstream({ name, url: anvil.httpUrl, timeoutMs, batchCalls });
       const ws = new WsUpstream({ name, url: anvil.wsUrl, timeoutMs, logger: log });
       log.info({ url: anvil.httpUrl, chainId: config.chainId }, 'embedded anvil started');
       members = [{ transport: http, url: anvil.httpUrl }];
@@ -60,7 +61,7 @@ export class Network {
         const name = `${config.name}/${i}`;
         const transport: UpstreamTransport = /^wss?:/.test(u.url)
           ? new WsUpstream({ name, url: u.url, timeoutMs, logger: log })
-          : new HttpUpstream({ name, url: u.url, timeoutMs });
+          : new HttpUpstream({ name, url: u.url, timeoutMs, batchCalls });
         return { transport, role: u.role, weight: u.weight, url: u.url };
       });
       headSources = members.map((m) => m.transport);

@@ -1,6 +1,14 @@
 /**
  * An upstream reached over HTTP(S): a keep-alive undici pool, one POST per call or batch.
  *
+ * Calls that arrive in the same turn of the event loop go out together as one JSON-RPC batch of at most
+ * `batchCalls` (eRPC's upstream auto-batching, with no wait added: the turn's calls are sent right after
+ * it). One exchange then carries many calls, which is most of what a relayed call costs both the gateway
+ * and the node. Each call still settles on its own answer, and a transport fault fails each call so that
+ * the pool retries it as it would a call sent alone. Calls that may be slow or large (AUTONOMOUS) go
+ * alone, so that they hold no other call back. An upstream that refuses batches (a non-array answer, or a
+ * 4xx other than 408 and 429) gets the calls again one by one, and from then on only single calls.
+ *
  * Each exchange (connect, request, whole answer) has one deadline, `timeoutMs` after it starts. Deadlines
  * are not timers: the exchanges in flight sit in a list, in the order they started and so of their
  * deadlines, which one interval per upstream sweeps from the oldest, aborting those past their deadline
@@ -22,6 +30,18 @@ export interface HttpUpstreamOptions {
   url: string;
   timeoutMs: number;
   connections?: number;
+  /** Calls of one turn sent together as one batch, at most this many (default 1: each call alone). */
+  batchCalls?: number;
+}
+
+/** Methods whose calls go alone even when batching: their answers can be slow or large. */
+const AUTONOMOUS = /^(eth_getLogs|eth_getFilterLogs|debug_|trace_)/;
+
+/** A call waiting for the end of the turn to go out in a batch. */
+interface Waiting {
+  call: UpstreamCall;
+  resolve(outcome: RpcOutcome): void;
+  reject(err: UpstreamError): void;
 }
 
 export class HttpUpstream implements UpstreamTransport {
@@ -30,8 +50,14 @@ export class HttpUpstream implements UpstreamTransport {
   private readonly path: string;
   private readonly headers: Record<string, string>;
   private readonly deadlines: Deadlines;
+  /** 1 once the upstream refused a batch. */
+  private batchCalls: number;
+  /** This turn's calls, sent when it ends. */
+  private turn: Waiting[] = [];
+  private readonly sendTurn = (): void => this.flush();
 
   constructor(private readonly options: HttpUpstreamOptions) {
+    this.batchCalls = Math.max(1, options.batchCalls ?? 1);
     const url = new URL(options.url);
     this.name = options.name;
     this.path = (url.pathname || '/') + url.search;
@@ -51,14 +77,83 @@ export class HttpUpstream implements UpstreamTransport {
     this.deadlines = new Deadlines(Math.min(50, Math.max(5, Math.floor(options.timeoutMs / 20))));
   }
 
+  /** Whether calls of one turn still go out together (false once the upstream refused a batch). */
+  get batching(): boolean {
+    return this.batchCalls > 1;
+  }
+
   send(call: UpstreamCall): Promise<RpcOutcome> {
+    if (this.batchCalls === 1 || AUTONOMOUS.test(call.method)) return this.sendAlone(call);
+    return new Promise((resolve, reject) => {
+      if (this.turn.length === 0) setImmediate(this.sendTurn);
+      this.turn.push({ call, resolve, reject });
+    });
+  }
+
+  sendBatch(calls: UpstreamCall[]): Promise<RpcOutcome[]> {
+    return this.post(batchBody(calls), (answer) => batchOutcomes(answer, calls.length, this.name));
+  }
+
+  private sendAlone(call: UpstreamCall): Promise<RpcOutcome> {
     const body = `{"jsonrpc":"2.0","id":0,"method":${JSON.stringify(call.method)},"params":${JSON.stringify(call.params)}}`;
     return this.post(body, (answer) => toOutcome(answer, this.name));
   }
 
-  sendBatch(calls: UpstreamCall[]): Promise<RpcOutcome[]> {
-    const body = JSON.stringify(calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params })));
-    return this.post(body, (answer) => batchOutcomes(answer, calls.length, this.name));
+  /** Sends the turn's calls, `batchCalls` to a batch. */
+  private flush(): void {
+    const waiting = this.turn;
+    this.turn = [];
+    for (let from = 0; from < waiting.length; from += this.batchCalls) {
+      const part = from === 0 && waiting.length <= this.batchCalls ? waiting : waiting.slice(from, from + this.batchCalls);
+      if (part.length === 1) this.alone(part[0]);
+      else {
+        this.post(batchBody(part.map((w) => w.call)), (answer) => answer).then(
+          (answer) => this.settleTurn(part, answer),
+          (err: UpstreamError) => this.failTurn(part, err),
+        );
+      }
+    }
+  }
+
+  private alone(waiting: Waiting): void {
+    this.sendAlone(waiting.call).then(waiting.resolve, waiting.reject);
+  }
+
+  /** Gives each call its answer; one the upstream left out is sent again alone. */
+  private settleTurn(part: Waiting[], answer: unknown): void {
+    if (!Array.isArray(answer)) {
+      // One object for the whole batch (an error such as "batch not supported"): no call was answered.
+      this.batchCalls = 1;
+      for (const waiting of part) this.alone(waiting);
+      return;
+    }
+    const byId = new Map<number, unknown>();
+    for (const item of answer) {
+      const id = (item as { id?: unknown } | null)?.id;
+      if (typeof id === 'number') byId.set(id, item);
+    }
+    for (let i = 0; i < part.length; i++) {
+      const item = byId.get(i);
+      if (item === undefined) this.alone(part[i]);
+      else {
+        try {
+          part[i].resolve(toOutcome(item, this.name));
+        } catch (err) {
+          part[i].reject(err as UpstreamError);
+        }
+      }
+    }
+  }
+
+  /** A batch that failed as a whole: refused as a batch (4xx), each call again alone; else each fails. */
+  private failTurn(part: Waiting[], err: UpstreamError): void {
+    const status = err.httpStatus;
+    if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
+      this.batchCalls = 1;
+      for (const waiting of part) this.alone(waiting);
+      return;
+    }
+    for (const waiting of part) waiting.reject(err);
   }
 
   /**
@@ -80,13 +175,13 @@ export class HttpUpstream implements UpstreamTransport {
       parsed = JSON.parse(text);
     } catch {
       throw statusCode >= 400
-        ? new UpstreamError('http-status', this.name, `answered HTTP ${statusCode}`)
+        ? new UpstreamError('http-status', this.name, `answered HTTP ${statusCode}`, statusCode)
         : new UpstreamError('bad-response', this.name, 'answered with a body that is not JSON');
     }
     // A JSON-RPC body is the answer whatever the status (some clients send 4xx with an error object);
     // anything else with a failing status is the upstream's fault.
     if (statusCode >= 400 && (typeof parsed !== 'object' || parsed === null)) {
-      throw new UpstreamError('http-status', this.name, `answered HTTP ${statusCode}`);
+      throw new UpstreamError('http-status', this.name, `answered HTTP ${statusCode}`, statusCode);
     }
     return parsed;
   }
@@ -113,9 +208,15 @@ export class HttpUpstream implements UpstreamTransport {
   }
 
   async close(): Promise<void> {
+    this.failTurn(this.turn, new UpstreamError('closed', this.name, 'was closed'));
+    this.turn = [];
     this.deadlines.stop();
     await this.pool.destroy();
   }
+}
+
+function batchBody(calls: UpstreamCall[]): string {
+  return JSON.stringify(calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params })));
 }
 
 /** One request and its answer, as undici's dispatch handler: collects the body, settles once. */

@@ -1,0 +1,201 @@
+/**
+ * Calls to an HTTP upstream that arrive in the same turn go out as JSON-RPC batches (upstream/http.ts):
+ * each call must still get exactly the answer anvil gives it alone, slow methods must go alone, and an
+ * upstream that refuses batches or drops an answer must cost the caller nothing but a second exchange.
+ * A real anvil answers; a relay in front of it records every exchange and, for the faults a real node
+ * cannot be made to show, rewrites the batch answers.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { HttpUpstream } from '../../src/gateway/upstream/http.js';
+import { UpstreamError } from '../../src/gateway/errors.js';
+import type { UpstreamCall } from '../../src/gateway/upstream/types.js';
+import type { RpcOutcome } from '../../src/gateway/jsonrpc.js';
+import { AnvilProcess } from '../support/upstreams.js';
+
+type Fault = 'none' | 'refuse-json' | 'refuse-400' | 'drop-second' | 'cut';
+
+/** An HTTP relay to `target` that records each exchange's body and can refuse or spoil batch answers. */
+class RecordingRelay {
+  readonly bodies: unknown[] = [];
+  fault: Fault = 'none';
+  private readonly server: Server;
+
+  constructor(private readonly target: string) {
+    this.server = createServer((req, res) => void this.relay(req, res));
+  }
+
+  async start(): Promise<string> {
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/`;
+  }
+
+  close(): void {
+    this.server.close();
+    this.server.closeAllConnections();
+  }
+
+  /** Exchanges that carried a batch, and how many calls went alone. */
+  get batches(): unknown[][] {
+    return this.bodies.filter((b): b is unknown[] => Array.isArray(b));
+  }
+
+  get singles(): { method: string }[] {
+    return this.bodies.filter((b): b is { method: string } => !Array.isArray(b));
+  }
+
+  private async relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString();
+    const body = JSON.parse(text) as unknown;
+    this.bodies.push(body);
+    const batch = Array.isArray(body);
+    if (batch && this.fault === 'cut') return void res.socket?.destroy();
+    if (batch && this.fault === 'refuse-400') {
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      return void res.end('batch requests are not allowed');
+    }
+    if (batch && this.fault === 'refuse-json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch requests are not supported' } }));
+    }
+    const answer = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+    let out = await answer.text();
+    if (batch && this.fault === 'drop-second') out = JSON.stringify((JSON.parse(out) as { id: number }[]).filter((item) => item.id !== 1));
+    res.writeHead(answer.status, { 'content-type': 'application/json' });
+    res.end(out);
+  }
+}
+
+/** Distinct calls with distinct answers: the dev accounts' balances and nonces, blocks by number. */
+function distinctCalls(accounts: string[]): UpstreamCall[] {
+  return [
+    ...accounts.map((a) => ({ method: 'eth_getBalance', params: [a, 'latest'] })),
+    ...accounts.map((a) => ({ method: 'eth_getTransactionCount', params: [a, 'latest'] })),
+    { method: 'eth_chainId', params: [] },
+    { method: 'eth_getBlockByNumber', params: ['0x0', false] },
+    { method: 'eth_getBalance', params: ['not an address', 'latest'] },
+  ];
+}
+
+describe('HTTP upstream batching', function () {
+  this.timeout(60_000);
+  let anvil: AnvilProcess;
+  let accounts: string[];
+  /** What anvil answers each call when it comes alone. */
+  let alone: (calls: UpstreamCall[]) => Promise<RpcOutcome[]>;
+
+  before(async () => {
+    anvil = await AnvilProcess.start({ chainId: 31337 });
+    const direct = new HttpUpstream({ name: 'direct', url: anvil.url, timeoutMs: 10_000 });
+    accounts = ((await direct.send({ method: 'eth_accounts', params: [] })).result as string[]).slice(0, 10);
+    alone = (calls) => Promise.all(calls.map((c) => direct.send(c)));
+  });
+
+  after(async () => {
+    await anvil.kill();
+  });
+
+  async function through(fault: Fault, batchCalls: number) {
+    const relay = new RecordingRelay(anvil.url);
+    relay.fault = fault;
+    const upstream = new HttpUpstream({ name: 'relayed', url: await relay.start(), timeoutMs: 10_000, batchCalls });
+    return { relay, upstream, close: async () => (await upstream.close(), relay.close()) };
+  }
+
+  it("sends one turn's calls as batches of at most batchCalls, each call getting anvil's own answer", async () => {
+    const { relay, upstream, close } = await through('none', 8);
+    try {
+      const calls = distinctCalls(accounts);
+      const outcomes = await Promise.all(calls.map((c) => upstream.send(c)));
+      assert.deepEqual(outcomes, await alone(calls));
+      // The invalid address is anvil's error for that call only.
+      assert.ok(outcomes.at(-1)!.error, 'the bad call has its error');
+      assert.ok(outcomes.slice(0, -1).every((o) => o.error === undefined));
+      assert.deepEqual(relay.batches.map((b) => b.length), [8, 8, 7]);
+      assert.equal(relay.singles.length, 0);
+      assert.equal(upstream.batching, true);
+    } finally {
+      await close();
+    }
+  });
+
+  it('sends eth_getLogs alone, so that it holds no other call back', async () => {
+    const { relay, upstream, close } = await through('none', 8);
+    try {
+      const logs = { method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest' }] };
+      const calls = [...distinctCalls(accounts).slice(0, 4), logs];
+      assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
+      assert.deepEqual(relay.singles.map((s) => s.method), ['eth_getLogs']);
+      assert.deepEqual(relay.batches.map((b) => b.length), [4]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('sends a call alone again when the batch answer left it out', async () => {
+    const { relay, upstream, close } = await through('drop-second', 8);
+    try {
+      const calls = distinctCalls(accounts).slice(0, 5);
+      assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
+      assert.equal(relay.batches.length, 1);
+      assert.deepEqual(relay.singles, [{ jsonrpc: '2.0', id: 0, ...calls[1] }]);
+      assert.equal(upstream.batching, true, 'one missing answer is not a refusal of batches');
+    } finally {
+      await close();
+    }
+  });
+
+  for (const fault of ['refuse-json', 'refuse-400'] as const) {
+    it(`answers every call of a refused batch by sending it alone, then sends calls alone only (${fault})`, async () => {
+      const { relay, upstream, close } = await through(fault, 8);
+      try {
+        const calls = distinctCalls(accounts).slice(0, 6);
+        assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
+        assert.equal(relay.batches.length, 1);
+        assert.equal(relay.singles.length, 6);
+        assert.equal(upstream.batching, false);
+        // The next turn goes out call by call.
+        assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
+        assert.equal(relay.batches.length, 1);
+        assert.equal(relay.singles.length, 12);
+      } finally {
+        await close();
+      }
+    });
+  }
+
+  it("fails each call of a batch whose connection dropped with the upstream's error, for the pool to retry", async () => {
+    const { relay, upstream, close } = await through('cut', 8);
+    try {
+      const calls = distinctCalls(accounts).slice(0, 3);
+      const settled = await Promise.allSettled(calls.map((c) => upstream.send(c)));
+      for (const s of settled) {
+        assert.equal(s.status, 'rejected');
+        const err = (s as PromiseRejectedResult).reason as UpstreamError;
+        assert.ok(err instanceof UpstreamError);
+        assert.equal(err.reason, 'connection-lost');
+      }
+      assert.equal(relay.batches.length, 1);
+      assert.equal(upstream.batching, true, 'a dropped connection says nothing about batches');
+    } finally {
+      await close();
+    }
+  });
+
+  it('sends each call alone with batchCalls 1', async () => {
+    const { relay, upstream, close } = await through('none', 1);
+    try {
+      const calls = distinctCalls(accounts).slice(0, 4);
+      assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
+      assert.equal(relay.batches.length, 0);
+      assert.equal(relay.singles.length, 4);
+    } finally {
+      await close();
+    }
+  });
+});
