@@ -14,8 +14,10 @@ import { UpstreamError } from '../../src/gateway/errors.js';
 import type { UpstreamCall } from '../../src/gateway/upstream/types.js';
 import type { RpcOutcome } from '../../src/gateway/jsonrpc.js';
 import { AnvilProcess } from '../support/upstreams.js';
+import { startTestService } from '../support/service.js';
+import { postWithHost } from '../support/http.js';
 
-type Fault = 'none' | 'refuse-json' | 'refuse-400' | 'drop-second' | 'cut';
+type Fault = 'none' | 'refuse-json' | 'refuse-400' | 'string-ids' | 'drop-second' | 'cut';
 
 /** An HTTP relay to `target` that records each exchange's body and can refuse or spoil batch answers. */
 class RecordingRelay {
@@ -66,6 +68,7 @@ class RecordingRelay {
     const answer = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
     let out = await answer.text();
     if (batch && this.fault === 'drop-second') out = JSON.stringify((JSON.parse(out) as { id: number }[]).filter((item) => item.id !== 1));
+    if (batch && this.fault === 'string-ids') out = JSON.stringify((JSON.parse(out) as { id: number }[]).map((item) => ({ ...item, id: String(item.id) })));
     res.writeHead(answer.status, { 'content-type': 'application/json' });
     res.end(out);
   }
@@ -150,7 +153,7 @@ describe('HTTP upstream batching', function () {
     }
   });
 
-  for (const fault of ['refuse-json', 'refuse-400'] as const) {
+  for (const fault of ['refuse-json', 'refuse-400', 'string-ids'] as const) {
     it(`answers every call of a refused batch by sending it alone, then sends calls alone only (${fault})`, async () => {
       const { relay, upstream, close } = await through(fault, 8);
       try {
@@ -186,6 +189,33 @@ describe('HTTP upstream batching', function () {
       await close();
     }
   });
+
+  for (const configured of ['default', '1'] as const) {
+    it(`serves concurrent clients through the service with UPSTREAM_BATCH_CALLS ${configured}, each its own answer`, async () => {
+      const relay = new RecordingRelay(anvil.url);
+      const env: Record<string, string> = { NETWORKS: 'mainnet', CHAIN_ID_MAINNET: '31337', UPSTREAM_MAINNET: await relay.start(), COALESCE_READS: 'false' };
+      if (configured !== 'default') env.UPSTREAM_BATCH_CALLS = configured;
+      const service = await startTestService(env);
+      try {
+        // 200 clients at once over many connections: requests parsed in one turn share a batch.
+        const calls = Array.from({ length: 200 }, (_, i) => distinctCalls(accounts)[i % 20]);
+        const answers = await Promise.all(
+          calls.map((c, id) => postWithHost(`${service.url}/`, 'mainnet.localhost', { jsonrpc: '2.0', id, ...c })),
+        );
+        const expected = await alone(calls);
+        answers.forEach((answer, id) => {
+          assert.equal(answer.status, 200);
+          assert.deepEqual(answer.json, { jsonrpc: '2.0', id, ...expected[id] });
+        });
+        const batchedCalls = relay.batches.reduce((n, b) => n + b.length, 0);
+        if (configured === 'default') assert.ok(batchedCalls > 0, 'some calls shared a batch');
+        else assert.equal(relay.batches.length, 0);
+      } finally {
+        await service.stop();
+        relay.close();
+      }
+    });
+  }
 
   it('sends each call alone with batchCalls 1', async () => {
     const { relay, upstream, close } = await through('none', 1);

@@ -6,8 +6,9 @@
  * it). One exchange then carries many calls, which is most of what a relayed call costs both the gateway
  * and the node. Each call still settles on its own answer, and a transport fault fails each call so that
  * the pool retries it as it would a call sent alone. Calls that may be slow or large (AUTONOMOUS) go
- * alone, so that they hold no other call back. An upstream that refuses batches (a non-array answer, or a
- * 4xx other than 408 and 429) gets the calls again one by one, and from then on only single calls.
+ * alone, so that they hold no other call back. An upstream that refuses batches (a non-array answer, one
+ * whose ids match no call, or a 4xx other than 408 and 429) gets the calls again one by one, and from then
+ * on only single calls.
  *
  * Each exchange (connect, request, whole answer) has one deadline, `timeoutMs` after it starts. Deadlines
  * are not timers: the exchanges in flight sit in a list, in the order they started and so of their
@@ -121,16 +122,19 @@ export class HttpUpstream implements UpstreamTransport {
 
   /** Gives each call its answer; one the upstream left out is sent again alone. */
   private settleTurn(part: Waiting[], answer: unknown): void {
-    if (!Array.isArray(answer)) {
-      // One object for the whole batch (an error such as "batch not supported"): no call was answered.
+    const byId = new Map<number, unknown>();
+    if (Array.isArray(answer)) {
+      for (const item of answer) {
+        const id = (item as { id?: unknown } | null)?.id;
+        if (typeof id === 'number' && id >= 0 && id < part.length) byId.set(id, item);
+      }
+    }
+    if (byId.size === 0) {
+      // One object for the whole batch (an error such as "batch not supported"), or answers that match no
+      // call (ids rewritten on the way): this upstream's batches cannot be used.
       this.batchCalls = 1;
       for (const waiting of part) this.alone(waiting);
       return;
-    }
-    const byId = new Map<number, unknown>();
-    for (const item of answer) {
-      const id = (item as { id?: unknown } | null)?.id;
-      if (typeof id === 'number') byId.set(id, item);
     }
     for (let i = 0; i < part.length; i++) {
       const item = byId.get(i);
