@@ -16,8 +16,12 @@ import type { RpcOutcome } from '../../src/gateway/jsonrpc.js';
 import { AnvilProcess } from '../support/upstreams.js';
 import { startTestService } from '../support/service.js';
 import { postWithHost } from '../support/http.js';
+import { DEV_KEYS, signedTransfer } from '../support/chain.js';
 
-type Fault = 'none' | 'refuse-json' | 'refuse-400' | 'string-ids' | 'drop-second' | 'cut';
+type Fault = 'none' | 'refuse-json' | 'refuse-400' | 'string-ids' | 'drop-second' | 'cut-poison';
+
+/** An address whose balance the relay never asks for: any exchange that holds it loses its connection. */
+const POISON = '0x00000000000000000000000000000000000dead0';
 
 /** An HTTP relay to `target` that records each exchange's body and can refuse or spoil batch answers. */
 class RecordingRelay {
@@ -56,7 +60,7 @@ class RecordingRelay {
     const body = JSON.parse(text) as unknown;
     this.bodies.push(body);
     const batch = Array.isArray(body);
-    if (batch && this.fault === 'cut') return void res.socket?.destroy();
+    if (this.fault === 'cut-poison' && text.includes(POISON)) return void res.socket?.destroy();
     if (batch && this.fault === 'refuse-400') {
       res.writeHead(400, { 'content-type': 'text/plain' });
       return void res.end('batch requests are not allowed');
@@ -103,10 +107,10 @@ describe('HTTP upstream batching', function () {
     await anvil.kill();
   });
 
-  async function through(fault: Fault, batchCalls: number) {
+  async function through(fault: Fault, batchCalls: number, batchRetryMs?: number) {
     const relay = new RecordingRelay(anvil.url);
     relay.fault = fault;
-    const upstream = new HttpUpstream({ name: 'relayed', url: await relay.start(), timeoutMs: 10_000, batchCalls });
+    const upstream = new HttpUpstream({ name: 'relayed', url: await relay.start(), timeoutMs: 10_000, batchCalls, batchRetryMs });
     return { relay, upstream, close: async () => (await upstream.close(), relay.close()) };
   }
 
@@ -154,8 +158,8 @@ describe('HTTP upstream batching', function () {
   });
 
   for (const fault of ['refuse-json', 'refuse-400', 'string-ids'] as const) {
-    it(`answers every call of a refused batch by sending it alone, then sends calls alone only (${fault})`, async () => {
-      const { relay, upstream, close } = await through(fault, 8);
+    it(`answers every call of a refused batch by sending it alone, then sends calls alone for a while (${fault})`, async () => {
+      const { relay, upstream, close } = await through(fault, 8, 300);
       try {
         const calls = distinctCalls(accounts).slice(0, 6);
         assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
@@ -166,25 +170,47 @@ describe('HTTP upstream batching', function () {
         assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
         assert.equal(relay.batches.length, 1);
         assert.equal(relay.singles.length, 12);
+        // batchRetryMs later, a batch is tried again (and refused again: each call alone once more).
+        await new Promise((resolve) => setTimeout(resolve, 350));
+        assert.equal(upstream.batching, true);
+        assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
+        assert.equal(relay.batches.length, 2);
+        assert.equal(relay.singles.length, 18);
       } finally {
         await close();
       }
     });
   }
 
-  it("fails each call of a batch whose connection dropped with the upstream's error, for the pool to retry", async () => {
-    const { relay, upstream, close } = await through('cut', 8);
+  it('sends the reads of a batch whose connection dropped again alone, so that only the call the node chokes on fails', async () => {
+    const { relay, upstream, close } = await through('cut-poison', 8);
     try {
       const calls = distinctCalls(accounts).slice(0, 3);
-      const settled = await Promise.allSettled(calls.map((c) => upstream.send(c)));
-      for (const s of settled) {
-        assert.equal(s.status, 'rejected');
-        const err = (s as PromiseRejectedResult).reason as UpstreamError;
-        assert.ok(err instanceof UpstreamError);
-        assert.equal(err.reason, 'connection-lost');
-      }
+      const poison = { method: 'eth_getBalance', params: [POISON, 'latest'] };
+      const settled = await Promise.allSettled([poison, ...calls].map((c) => upstream.send(c)));
+      const err = (settled[0] as PromiseRejectedResult).reason as UpstreamError;
+      assert.ok(err instanceof UpstreamError);
+      assert.equal(err.reason, 'connection-lost');
+      assert.deepEqual(settled.slice(1).map((s) => (s as PromiseFulfilledResult<RpcOutcome>).value), await alone(calls));
       assert.equal(relay.batches.length, 1);
+      assert.equal(relay.singles.length, 4);
       assert.equal(upstream.batching, true, 'a dropped connection says nothing about batches');
+    } finally {
+      await close();
+    }
+  });
+
+  it('fails a transaction of a batch whose connection dropped without sending it again: the node may have it', async () => {
+    const { relay, upstream, close } = await through('cut-poison', 8);
+    try {
+      const tx = { method: 'eth_sendRawTransaction', params: [await signedTransfer(DEV_KEYS[1], 0, { chainId: 31337 })] };
+      const poison = { method: 'eth_getBalance', params: [POISON, 'latest'] };
+      const [sent, read] = await Promise.allSettled([tx, poison].map((c) => upstream.send(c)));
+      for (const settled of [sent, read]) {
+        assert.equal(settled.status, 'rejected');
+        assert.equal(((settled as PromiseRejectedResult).reason as UpstreamError).reason, 'connection-lost');
+      }
+      assert.deepEqual(relay.singles.map((s) => s.method), ['eth_getBalance']);
     } finally {
       await close();
     }

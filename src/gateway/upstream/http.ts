@@ -6,9 +6,12 @@
  * it). One exchange then carries many calls, which is most of what a relayed call costs both the gateway
  * and the node. Each call still settles on its own answer, and a transport fault fails each call so that
  * the pool retries it as it would a call sent alone. Calls that may be slow or large (AUTONOMOUS) go
- * alone, so that they hold no other call back. An upstream that refuses batches (a non-array answer, one
- * whose ids match no call, or a 4xx other than 408 and 429) gets the calls again one by one, and from then
- * on only single calls.
+ * alone, so that they hold no other call back. An upstream that refuses a batch (a non-array answer, one
+ * whose ids match no call, or a 4xx other than 408 and 429) gets its calls again one by one, and only
+ * single calls for the next minute, after which batches are tried again (one refusal may have been a
+ * client's oversized call, and must not cost every client batching for good). When a batch's connection
+ * drops, its reads go again alone, so that a call the node chokes on fails alone; other calls fail, since
+ * the node may have acted on them.
  *
  * Each exchange (connect, request, whole answer) has one deadline, `timeoutMs` after it starts. Deadlines
  * are not timers: the exchanges in flight sit in a list, in the order they started and so of their
@@ -22,6 +25,7 @@ import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { toOutcome, batchOutcomes } from './outcome.js';
+import { isRead } from '../failsafe/policy.js';
 
 /** Socket errors raised before a request could be written: the upstream cannot have seen it. */
 const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
@@ -33,6 +37,8 @@ export interface HttpUpstreamOptions {
   connections?: number;
   /** Calls of one turn sent together as one batch, at most this many (default 1: each call alone). */
   batchCalls?: number;
+  /** After a refused batch, how long calls go alone before batches are tried again (default 60 s). */
+  batchRetryMs?: number;
 }
 
 /** Methods whose calls go alone even when batching: their answers can be slow or large. */
@@ -51,8 +57,9 @@ export class HttpUpstream implements UpstreamTransport {
   private readonly path: string;
   private readonly headers: Record<string, string>;
   private readonly deadlines: Deadlines;
-  /** 1 once the upstream refused a batch. */
-  private batchCalls: number;
+  private readonly batchCalls: number;
+  /** Until when (performance.now()) calls go alone after a refused batch; 0: batches are on. */
+  private refusedUntil = 0;
   /** This turn's calls, sent when it ends. */
   private turn: Waiting[] = [];
   private readonly sendTurn = (): void => this.flush();
@@ -80,11 +87,11 @@ export class HttpUpstream implements UpstreamTransport {
 
   /** Whether calls of one turn still go out together (false once the upstream refused a batch). */
   get batching(): boolean {
-    return this.batchCalls > 1;
+    return this.batchCalls > 1 && !this.refusing();
   }
 
   send(call: UpstreamCall): Promise<RpcOutcome> {
-    if (this.batchCalls === 1 || AUTONOMOUS.test(call.method)) return this.sendAlone(call);
+    if (this.batchCalls === 1 || AUTONOMOUS.test(call.method) || this.refusing()) return this.sendAlone(call);
     return new Promise((resolve, reject) => {
       if (this.turn.length === 0) setImmediate(this.sendTurn);
       this.turn.push({ call, resolve, reject });
@@ -116,6 +123,19 @@ export class HttpUpstream implements UpstreamTransport {
     }
   }
 
+  private refusing(): boolean {
+    if (this.refusedUntil === 0) return false;
+    if (performance.now() < this.refusedUntil) return true;
+    this.refusedUntil = 0;
+    return false;
+  }
+
+  /** The upstream refused a batch: its calls go again alone, and the next ones alone for a while. */
+  private refused(part: Waiting[]): void {
+    this.refusedUntil = performance.now() + (this.options.batchRetryMs ?? 60_000);
+    for (const waiting of part) this.alone(waiting);
+  }
+
   private alone(waiting: Waiting): void {
     this.sendAlone(waiting.call).then(waiting.resolve, waiting.reject);
   }
@@ -132,9 +152,7 @@ export class HttpUpstream implements UpstreamTransport {
     if (byId.size === 0) {
       // One object for the whole batch (an error such as "batch not supported"), or answers that match no
       // call (ids rewritten on the way): this upstream's batches cannot be used.
-      this.batchCalls = 1;
-      for (const waiting of part) this.alone(waiting);
-      return;
+      return this.refused(part);
     }
     for (let i = 0; i < part.length; i++) {
       const item = byId.get(i);
@@ -149,15 +167,14 @@ export class HttpUpstream implements UpstreamTransport {
     }
   }
 
-  /** A batch that failed as a whole: refused as a batch (4xx), each call again alone; else each fails. */
+  /** A batch that failed as a whole: see the file's opening comment. */
   private failTurn(part: Waiting[], err: UpstreamError): void {
     const status = err.httpStatus;
-    if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
-      this.batchCalls = 1;
-      for (const waiting of part) this.alone(waiting);
-      return;
+    if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) return this.refused(part);
+    for (const waiting of part) {
+      if (err.reason === 'connection-lost' && isRead(waiting.call.method)) this.alone(waiting);
+      else waiting.reject(err);
     }
-    for (const waiting of part) waiting.reject(err);
   }
 
   /**
