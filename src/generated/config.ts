@@ -70,7 +70,7 @@ export interface GatewayConfig {
   relayedMethods: string[];
   upstreamTimeoutMs: number;
   /**
-   * Calls to one HTTP upstream in the same turn of the event loop go out as one JSON-RPC batch of at most this many (UPSTREAM_BATCH_CALLS); 1 sends each call alone.
+   * Reads to one HTTP upstream in the same turn of the event loop go out as one JSON-RPC batch of at most this many (UPSTREAM_BATCH_CALLS); 1 sends each call alone.
    */
   upstreamBatchCalls?: number;
   maxBodyBytes: number;

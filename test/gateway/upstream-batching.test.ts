@@ -1,7 +1,8 @@
 /**
- * Calls to an HTTP upstream that arrive in the same turn go out as JSON-RPC batches (upstream/http.ts):
- * each call must still get exactly the answer anvil gives it alone, slow methods must go alone, and an
- * upstream that refuses batches or drops an answer must cost the caller nothing but a second exchange.
+ * Reads to an HTTP upstream that arrive in the same turn go out as JSON-RPC batches (upstream/http.ts):
+ * each call must still get exactly the answer anvil gives it alone, slow methods and writes must go alone,
+ * and an upstream that refuses batches or drops an answer must cost the caller nothing but a second
+ * exchange.
  * A real anvil answers; a relay in front of it records every exchange and, for the faults a real node
  * cannot be made to show, rewrites the batch answers.
  */
@@ -17,8 +18,9 @@ import { AnvilProcess } from '../support/upstreams.js';
 import { startTestService } from '../support/service.js';
 import { postWithHost } from '../support/http.js';
 import { DEV_KEYS, signedTransfer } from '../support/chain.js';
+import { Transaction } from 'ethers';
 
-type Fault = 'none' | 'refuse-json' | 'refuse-400' | 'string-ids' | 'drop-second' | 'cut-poison';
+type Fault = 'none' | 'refuse-json' | 'refuse-400' | 'refuse-500' | 'garbage' | 'string-ids' | 'drop-second' | 'cut-poison';
 
 /** An address whose balance the relay never asks for: any exchange that holds it loses its connection. */
 const POISON = '0x00000000000000000000000000000000000dead0';
@@ -61,9 +63,13 @@ class RecordingRelay {
     this.bodies.push(body);
     const batch = Array.isArray(body);
     if (this.fault === 'cut-poison' && text.includes(POISON)) return void res.socket?.destroy();
-    if (batch && this.fault === 'refuse-400') {
-      res.writeHead(400, { 'content-type': 'text/plain' });
+    if (batch && (this.fault === 'refuse-400' || this.fault === 'refuse-500')) {
+      res.writeHead(this.fault === 'refuse-400' ? 400 : 500, { 'content-type': 'text/plain' });
       return void res.end('batch requests are not allowed');
+    }
+    if (batch && this.fault === 'garbage') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      return void res.end('<html>what is this?</html>');
     }
     if (batch && this.fault === 'refuse-json') {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -157,7 +163,7 @@ describe('HTTP upstream batching', function () {
     }
   });
 
-  for (const fault of ['refuse-json', 'refuse-400', 'string-ids'] as const) {
+  for (const fault of ['refuse-json', 'refuse-400', 'refuse-500', 'garbage', 'string-ids'] as const) {
     it(`answers every call of a refused batch by sending it alone, then sends calls alone for a while (${fault})`, async () => {
       const { relay, upstream, close } = await through(fault, 8, 300);
       try {
@@ -200,17 +206,17 @@ describe('HTTP upstream batching', function () {
     }
   });
 
-  it('fails a transaction of a batch whose connection dropped without sending it again: the node may have it', async () => {
-    const { relay, upstream, close } = await through('cut-poison', 8);
+  it('sends writes alone, so that a batch can always be sent again call by call', async () => {
+    const { relay, upstream, close } = await through('none', 8);
     try {
-      const tx = { method: 'eth_sendRawTransaction', params: [await signedTransfer(DEV_KEYS[1], 0, { chainId: 31337 })] };
-      const poison = { method: 'eth_getBalance', params: [POISON, 'latest'] };
-      const [sent, read] = await Promise.allSettled([tx, poison].map((c) => upstream.send(c)));
-      for (const settled of [sent, read]) {
-        assert.equal(settled.status, 'rejected');
-        assert.equal(((settled as PromiseRejectedResult).reason as UpstreamError).reason, 'connection-lost');
-      }
-      assert.deepEqual(relay.singles.map((s) => s.method), ['eth_getBalance']);
+      const raw = await signedTransfer(DEV_KEYS[1], 0, { chainId: 31337 });
+      // Reads the transfer (from account 1 to account 2) cannot change.
+      const reads = [{ method: 'eth_chainId', params: [] }, { method: 'eth_getBlockByNumber', params: ['0x0', false] }, { method: 'eth_getBalance', params: [accounts[5], 'latest'] }];
+      const [sent, ...answers] = await Promise.all([{ method: 'eth_sendRawTransaction', params: [raw] }, ...reads].map((c) => upstream.send(c)));
+      assert.equal(sent.result, Transaction.from(raw).hash);
+      assert.deepEqual(answers, await alone(reads));
+      assert.deepEqual(relay.singles.map((s) => s.method), ['eth_sendRawTransaction']);
+      assert.deepEqual(relay.batches.map((b) => b.length), [3]);
     } finally {
       await close();
     }

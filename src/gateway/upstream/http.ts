@@ -1,17 +1,18 @@
 /**
  * An upstream reached over HTTP(S): a keep-alive undici pool, one POST per call or batch.
  *
- * Calls that arrive in the same turn of the event loop go out together as one JSON-RPC batch of at most
+ * Reads that arrive in the same turn of the event loop go out together as one JSON-RPC batch of at most
  * `batchCalls` (eRPC's upstream auto-batching, with no wait added: the turn's calls are sent right after
  * it). One exchange then carries many calls, which is most of what a relayed call costs both the gateway
- * and the node. Each call still settles on its own answer, and a transport fault fails each call so that
- * the pool retries it as it would a call sent alone. Calls that may be slow or large (AUTONOMOUS) go
- * alone, so that they hold no other call back. An upstream that refuses a batch (a non-array answer, one
- * whose ids match no call, or a 4xx other than 408 and 429) gets its calls again one by one, and only
- * single calls for the next minute, after which batches are tried again (one refusal may have been a
- * client's oversized call, and must not cost every client batching for good). When a batch's connection
- * drops, its reads go again alone, so that a call the node chokes on fails alone; other calls fail, since
- * the node may have acted on them.
+ * and the node. Only reads (failsafe/policy.ts) are batched, and of those not the ones that may be slow or
+ * large (AUTONOMOUS), which would hold the others back: a batch can then always be sent again call by
+ * call, since nothing in it changes anything. Each call settles on its own answer; a call the answer left
+ * out goes again alone. An upstream that refuses a batch (a non-array answer or one whose ids match no
+ * call, a body that is not JSON, an HTTP error other than 408 and 429) gets its calls again one by one,
+ * and only single calls for the next minute, after which batches are tried again: one refusal may have
+ * been one client's oversized call, which must not cost every client batching for good. When a batch's
+ * connection drops, its calls go again alone, so that a call the node chokes on fails alone. A timeout,
+ * a 408 or 429, or an unreachable upstream fails each call, for the pool to handle as it would alone.
  *
  * Each exchange (connect, request, whole answer) has one deadline, `timeoutMs` after it starts. Deadlines
  * are not timers: the exchanges in flight sit in a list, in the order they started and so of their
@@ -91,7 +92,7 @@ export class HttpUpstream implements UpstreamTransport {
   }
 
   send(call: UpstreamCall): Promise<RpcOutcome> {
-    if (this.batchCalls === 1 || AUTONOMOUS.test(call.method) || this.refusing()) return this.sendAlone(call);
+    if (this.batchCalls === 1 || !isRead(call.method) || AUTONOMOUS.test(call.method) || this.refusing()) return this.sendAlone(call);
     return new Promise((resolve, reject) => {
       if (this.turn.length === 0) setImmediate(this.sendTurn);
       this.turn.push({ call, resolve, reject });
@@ -169,12 +170,10 @@ export class HttpUpstream implements UpstreamTransport {
 
   /** A batch that failed as a whole: see the file's opening comment. */
   private failTurn(part: Waiting[], err: UpstreamError): void {
-    const status = err.httpStatus;
-    if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) return this.refused(part);
-    for (const waiting of part) {
-      if (err.reason === 'connection-lost' && isRead(waiting.call.method)) this.alone(waiting);
-      else waiting.reject(err);
-    }
+    const refusal = err.reason === 'bad-response' || (err.reason === 'http-status' && err.httpStatus !== 408 && err.httpStatus !== 429);
+    if (refusal) return this.refused(part);
+    if (err.reason === 'connection-lost') for (const waiting of part) this.alone(waiting);
+    else for (const waiting of part) waiting.reject(err);
   }
 
   /**
