@@ -10,7 +10,8 @@
  *   current ETag;
  * - replay: events per second of `replayOrderbook()` (what `npm run replay` runs: in memory, one worker
  *   thread per core) over a synthetic log of `replayEvents` valid order events (creations, trades,
- *   cancellations) in a fresh SQLite event store;
+ *   cancellations) in a fresh SQLite event store, from its call until it returns the digests (the log
+ *   read and folded, every document hashed, the hashes merged: what an auditor waits for);
  * - reference: signature recoveries per second of the native secp256k1 binding alone, on this machine now;
  * - quote: POST /api/v1/quote latency p50/p99 with `quoteClients` clients each asking one quote after the
  *   other (SQLite; every quote is a QuoteIssued event appended to the log);

@@ -3,7 +3,7 @@
  * is read once, a page at a time, and each page is applied to every projection with the same `apply`
  * functions the live service uses. The digests can then be compared with GET /api/v1/projections.
  */
-import type { EventStore, StreamPartition } from '../store/types.js';
+import type { EventStore } from '../store/types.js';
 import type { Projection, ReadModelStore } from './models/types.js';
 import { digestReadModel, type Digest } from './digest.js';
 import { eventsAfter } from './models/fold.js';
@@ -17,20 +17,20 @@ export interface ReplayResult {
 }
 
 /**
- * Folds the log (or one share of its streams) from position 0 up to `to` into `target`'s prepared read
- * models, `page` events at a time; gives how many events it read and the position it reached.
+ * Folds the log from position 0 up to `to` into `target`'s prepared read models, `page` events at a time;
+ * gives how many events it read and the position it reached.
  */
-export async function foldLog(
+async function foldLog(
   log: EventStore,
   target: ReadModelStore,
   projections: Projection<any>[],
   to: number,
-  options: { page: number; partition?: StreamPartition },
+  options: { page: number },
 ): Promise<{ events: number; position: number }> {
   let after = 0;
   let events = 0;
   while (after < to) {
-    const page = (await log.readAll(after, options.page, options.partition)).filter((e) => e.position <= to);
+    const page = (await log.readAll(after, options.page)).filter((e) => e.position <= to);
     if (page.length === 0) break;
     await target.step(projections, async (from) => eventsAfter(page, from));
     after = page[page.length - 1].position;

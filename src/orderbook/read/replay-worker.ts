@@ -1,12 +1,13 @@
 /**
- * One worker of a parallel replay (replay.ts): folds its share of the log's streams into memory with the
- * order book's projections, says how many events it read, then sends each read model's (key, document
- * hash) pairs in key order for the main thread to merge into digests.
+ * One worker of a replay (replay.ts): folds its range of the log's streams with the order book's
+ * projections, one stream at a time. Each document depends on the events of one stream (an order's; a
+ * trade's own order's), so once a stream's events are folded its documents are final: each is hashed then
+ * forgotten, and the worker holds one stream's documents instead of the whole book (which, held to the
+ * end, cost more in garbage collection than the fold itself). It sends how many events it read and each
+ * read model's (key, document hash) pairs in key order, for the main thread to merge into digests.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openEventStore, type EventStoreOptions, type StreamPartition } from '../store/index.js';
-import { MemoryReadModelStore } from './models/memory.js';
-import { foldLog } from './rebuild.js';
+import { openEventStore, type EventStoreOptions, type StreamCursor } from '../store/index.js';
 import { documentHash } from './digest.js';
 import { projections } from './projections/index.js';
 
@@ -14,39 +15,76 @@ export interface ReplayJob {
   store: EventStoreOptions;
   /** Replay the log up to this position. */
   to: number;
-  partition: StreamPartition;
+  /** The worker's streams: from this id (included; '' for the first) up to `before` (excluded; none for the last). */
+  from: string;
+  before?: string;
 }
 
 /** A read model's document keys in key order, with each document's hash. */
-type Hashes = { keys: string[]; hashes: string[] };
+export type Hashes = { keys: string[]; hashes: string[] };
 
-export type ReplayMessage =
-  | { kind: 'folded'; events: number }
-  | { kind: 'hashes'; models: Record<string, Hashes> };
+export interface ReplayMessage {
+  events: number;
+  models: Record<string, Hashes>;
+}
 
-// Small pages: a page's rows, texts and parsed events live until it is applied, and every scavenge copies
-// what lives; a page of a thousand events is about a megabyte, one of fifty thousand was fifty, copied
-// again at each scavenge (bench/orderbook.ts replay: the figures are in bench-results.json).
-const PAGE = 1_000;
+// Small pages: a page's rows and parsed events live until they are folded, and every scavenge copies what
+// lives and promotes what lived through two (bench/orderbook.ts replay: the figures are in
+// bench-results.json).
+const PAGE = 100;
 
-async function run({ store: options, to, partition }: ReplayJob): Promise<void> {
+/** Pairs sorted by key (bytewise, as the SQL stores order them: keys are ASCII). */
+function sorted({ keys, hashes }: Hashes): Hashes {
+  let inOrder = true;
+  for (let i = 1; i < keys.length && inOrder; i++) inOrder = keys[i - 1] < keys[i];
+  if (inOrder) return { keys, hashes };
+  const order = keys.map((_, i) => i).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
+  return { keys: order.map((i) => keys[i]), hashes: order.map((i) => hashes[i]) };
+}
+
+async function run({ store: options, to, from, before }: ReplayJob): Promise<void> {
   const log = await openEventStore(options);
   try {
-    const target = new MemoryReadModelStore();
-    for (const projection of projections) await target.prepare(projection);
-    const { events } = await foldLog(log, target, projections, to, { page: PAGE, partition });
-    parentPort!.postMessage({ kind: 'folded', events } satisfies ReplayMessage);
+    const hashed: Hashes[] = projections.map(() => ({ keys: [], hashes: [] }));
+    // The current stream's documents, per projection (undefined: removed). New maps for each stream: one
+    // map cleared again and again saw its documents survive scavenges into old space (--trace-gc-nvp: a
+    // third of the young generation promoted at each), and the replay spent a quarter of its time in GC.
+    let docs = projections.map(() => new Map<string, unknown>());
+    const streamDone = () => {
+      docs.forEach((documents, i) => {
+        for (const [key, doc] of documents) {
+          if (doc === undefined) continue;
+          hashed[i].keys.push(key);
+          hashed[i].hashes.push(documentHash(doc));
+        }
+      });
+      docs = projections.map(() => new Map<string, unknown>());
+    };
+
+    let events = 0;
+    let stream: string | undefined;
+    let after: StreamCursor = { streamId: from, version: 0 };
+    for (;;) {
+      const page = await log.readStreams({ after, before, upTo: to, limit: PAGE });
+      if (page.length === 0) break;
+      for (const event of page) {
+        if (event.streamId !== stream) {
+          streamDone();
+          stream = event.streamId;
+        }
+        projections.forEach((projection, i) => {
+          for (const key of projection.keysOf(event)) docs[i].set(key, projection.apply(docs[i].get(key), event, key));
+        });
+      }
+      const last = page[page.length - 1];
+      after = { streamId: last.streamId, version: last.streamVersion };
+      events += page.length;
+    }
+    streamDone();
 
     const models: Record<string, Hashes> = {};
-    for (const projection of projections) {
-      const hashed: Hashes = { keys: [], hashes: [] };
-      await target.snapshot(projection.name, (key, doc) => {
-        hashed.keys.push(key);
-        hashed.hashes.push(documentHash(doc));
-      });
-      models[projection.name] = hashed;
-    }
-    parentPort!.postMessage({ kind: 'hashes', models } satisfies ReplayMessage);
+    projections.forEach((projection, i) => (models[projection.name] = sorted(hashed[i])));
+    parentPort!.postMessage({ events, models } satisfies ReplayMessage);
   } finally {
     await log.close();
   }

@@ -18,8 +18,8 @@ import pg from 'pg';
 import { planBatch, type AppendOutcome, type PreparedAppend } from './append-plan.js';
 import { GroupCommitQueue } from './group-commit.js';
 import { HeadListeners } from './head-listeners.js';
-import { checkReadAll } from './read-args.js';
-import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent, StreamPartition } from './types.js';
+import { boundaries, checkBoundaryCount, checkReadAll, checkStreamRead } from './read-args.js';
+import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent, StreamRead } from './types.js';
 import { logger } from '../../logger.js';
 
 const log = logger.child({ component: 'eventstore' });
@@ -149,20 +149,44 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toEvent);
   }
 
-  async readAll(after: number, limit: number, partition?: StreamPartition): Promise<StoredEvent[]> {
-    checkReadAll(after, limit, partition);
-    // One share is the whole log: no per-row share test.
-    const { rows } = partition && partition.count > 1
+  async readAll(after: number, limit: number): Promise<StoredEvent[]> {
+    checkReadAll(after, limit);
+    const { rows } = await this.pool.query<Row>(
+      `SELECT ${COLUMNS} FROM ${this.names.events} WHERE position > $1 ORDER BY position LIMIT $2`,
+      [after, limit],
+    );
+    return rows.map(toEvent);
+  }
+
+  async readStreams(read: StreamRead): Promise<StoredEvent[]> {
+    checkStreamRead(read);
+    const { after, before, upTo, limit } = read;
+    // The range's end bounds the index scan, as in SqliteEventStore.
+    const { rows } = before === undefined
       ? await this.pool.query<Row>(
-          `SELECT ${COLUMNS} FROM ${this.names.events}
-           WHERE position > $1 AND mod(abs(hashtext(stream_id)::bigint), $3) = $4 ORDER BY position LIMIT $2`,
-          [after, limit, partition.count, partition.index],
+          `SELECT ${COLUMNS} FROM ${this.names.events} WHERE (stream_id, stream_version) > ($1, $2) AND position <= $3
+           ORDER BY stream_id, stream_version LIMIT $4`,
+          [after.streamId, after.version, upTo, limit],
         )
       : await this.pool.query<Row>(
-          `SELECT ${COLUMNS} FROM ${this.names.events} WHERE position > $1 ORDER BY position LIMIT $2`,
-          [after, limit],
+          `SELECT ${COLUMNS} FROM ${this.names.events}
+           WHERE (stream_id, stream_version) > ($1, $2) AND stream_id < $5 AND position <= $3
+           ORDER BY stream_id, stream_version LIMIT $4`,
+          [after.streamId, after.version, upTo, limit, before],
         );
     return rows.map(toEvent);
+  }
+
+  async streamBoundaries(count: number): Promise<string[]> {
+    checkBoundaryCount(count);
+    const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.names.events}`);
+    return boundaries(count, Number(rows[0].n), async (n) => {
+      const found = await this.pool.query<{ stream_id: string }>(
+        `SELECT stream_id FROM ${this.names.events} ORDER BY stream_id LIMIT 1 OFFSET $1`,
+        [n],
+      );
+      return found.rows[0].stream_id;
+    });
   }
 
   head(): Promise<number> {

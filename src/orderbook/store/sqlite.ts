@@ -10,8 +10,8 @@ import Database from 'better-sqlite3';
 import { planBatch, type EventRow, type PreparedAppend, type BatchPlan } from './append-plan.js';
 import { GroupCommitQueue } from './group-commit.js';
 import { HeadListeners } from './head-listeners.js';
-import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent, StreamPartition } from './types.js';
-import { checkReadAll } from './read-args.js';
+import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent, StreamRead } from './types.js';
+import { boundaries, checkBoundaryCount, checkReadAll, checkStreamRead } from './read-args.js';
 
 // position is the rowid: a single writer assigns it in commit order, and a rolled back batch leaves no gap
 // because the next one takes max + 1 again.
@@ -50,20 +50,23 @@ function prepareStatements(db: Database.Database) {
     ),
     readStream: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY stream_version`).raw(),
     readAll: db.prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(),
-    // Other shares' rows are skipped inside SQLite, before their data is copied out.
-    readShare: db
-      .prepare<[number, number, number, number], Row>(
-        `SELECT ${COLUMNS} FROM events WHERE position > ? AND stream_share(stream_id, ?) = ? ORDER BY position LIMIT ?`,
+    // Stream by stream along the (stream_id, stream_version) index, both ends of the range bounding the
+    // index scan (an end given as a filter would scan on to the index's end for the last page).
+    readStreams: db
+      .prepare<[string, number, number, number], Row>(
+        `SELECT ${COLUMNS} FROM events WHERE (stream_id, stream_version) > (?, ?) AND position <= ?
+         ORDER BY stream_id, stream_version LIMIT ?`,
       )
       .raw(),
+    readStreamsBefore: db
+      .prepare<[string, number, string, number, number], Row>(
+        `SELECT ${COLUMNS} FROM events WHERE (stream_id, stream_version) > (?, ?) AND stream_id < ? AND position <= ?
+         ORDER BY stream_id, stream_version LIMIT ?`,
+      )
+      .raw(),
+    count: db.prepare<[], number>('SELECT count(*) FROM events').pluck(),
+    nthStream: db.prepare<[number], string>('SELECT stream_id FROM events ORDER BY stream_id LIMIT 1 OFFSET ?').pluck(),
   };
-}
-
-/** FNV-1a of the stream id: a stable, even spread of streams over shares. */
-function streamShare(streamId: string, count: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < streamId.length; i++) hash = Math.imul(hash ^ streamId.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % count;
 }
 
 type Statements = ReturnType<typeof prepareStatements>;
@@ -120,7 +123,6 @@ export class SqliteEventStore implements EventStore {
       this.db.pragma(`mmap_size = ${SCAN_MAP_BYTES}`);
     }
     this.db.exec(SCHEMA);
-    this.db.function('stream_share', { deterministic: true }, (id, count) => streamShare(id as string, count as number));
     this.statements = prepareStatements(this.db);
     this.writeBatchTx = this.db.transaction((batch: PreparedAppend[]) => this.writeBatch(batch));
     this.listeners = new HeadListeners(this.statements.head.get()!);
@@ -159,13 +161,23 @@ export class SqliteEventStore implements EventStore {
     return this.statements.readStream.all(streamId).map(toEvent);
   }
 
-  async readAll(after: number, limit: number, partition?: StreamPartition): Promise<StoredEvent[]> {
-    checkReadAll(after, limit, partition);
-    // One share is the whole log: no per-row share test.
-    const rows = partition && partition.count > 1
-      ? this.statements.readShare.all(after, partition.count, partition.index, limit)
-      : this.statements.readAll.all(after, limit);
+  async readAll(after: number, limit: number): Promise<StoredEvent[]> {
+    checkReadAll(after, limit);
+    return this.statements.readAll.all(after, limit).map(toEvent);
+  }
+
+  async readStreams(read: StreamRead): Promise<StoredEvent[]> {
+    checkStreamRead(read);
+    const { after, before, upTo, limit } = read;
+    const rows = before === undefined
+      ? this.statements.readStreams.all(after.streamId, after.version, upTo, limit)
+      : this.statements.readStreamsBefore.all(after.streamId, after.version, before, upTo, limit);
     return rows.map(toEvent);
+  }
+
+  async streamBoundaries(count: number): Promise<string[]> {
+    checkBoundaryCount(count);
+    return boundaries(count, this.statements.count.get()!, (n) => this.statements.nthStream.get(n)!);
   }
 
   async head(): Promise<number> {

@@ -55,13 +55,22 @@ export class ConcurrencyError extends Error {
  */
 export class InvalidAppendError extends Error {}
 
+/** Where a read by stream stopped: the last event read, by its stream and version. */
+export interface StreamCursor {
+  streamId: string;
+  version: number;
+}
+
 /**
- * One of `count` disjoint shares of the log's streams (`index` from 0): every event of a stream falls in the
- * same share, so read models whose documents each depend on one stream can be rebuilt share by share.
+ * A read of whole streams, as a replay makes: the streams with ids from `after.streamId` (its events after
+ * `after.version`) up to but not including `before` (no end when absent), and of those only the events at
+ * positions up to `upTo`. Stream ids are compared in the store's own order, the one streamBoundaries uses.
  */
-export interface StreamPartition {
-  index: number;
-  count: number;
+export interface StreamRead {
+  after: StreamCursor;
+  before?: string;
+  upTo: number;
+  limit: number;
 }
 
 export interface EventStore {
@@ -72,11 +81,18 @@ export interface EventStore {
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult>;
   /** Every event of one stream, oldest first. */
   readStream(streamId: string): Promise<StoredEvent[]>;
+  /** Up to `limit` events of the global log with position > `after`, in position order. */
+  readAll(after: number, limit: number): Promise<StoredEvent[]>;
   /**
-   * Up to `limit` events of the global log with position > `after`, in position order; with a partition,
-   * only the events of the streams in that share (a replay reads the shares in parallel).
+   * Up to `read.limit` events stream by stream, each stream's oldest first (see StreamRead): a replay folds
+   * each stream whole, then forgets it, and its workers read disjoint ranges of streams.
    */
-  readAll(after: number, limit: number, partition?: StreamPartition): Promise<StoredEvent[]>;
+  readStreams(read: StreamRead): Promise<StoredEvent[]>;
+  /**
+   * Stream ids, ascending in the store's order, that cut the log's streams into `count` ranges holding about
+   * as many events each (fewer ids when there are fewer streams than ranges).
+   */
+  streamBoundaries(count: number): Promise<string[]>;
   /** Position of the newest event (0 when the log is empty). */
   head(): Promise<number>;
   /**

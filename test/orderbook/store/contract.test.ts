@@ -297,33 +297,44 @@ for (const impl of implementations) {
       await assert.rejects(store.readAll(0.5, 10), RangeError);
     });
 
-    it('splits the log into disjoint shares of whole streams', async function () {
+    it('reads whole streams in ranges cut at its stream boundaries', async function () {
+      assert.deepEqual(await store.streamBoundaries(3), [], 'no streams, no cuts');
       for (let i = 0; i < 60; i++) await store.append(`share-${i % 12}`, [event('E', { i })], 'any');
       const all = (await store.readAll(0, 1000)).map((e) => e.position);
-      const shares = [];
-      for (let index = 0; index < 3; index++) {
-        const events: { position: number; streamId: string }[] = [];
-        for (let after = 0; ; ) {
-          const page = await store.readAll(after, 7, { index, count: 3 });
-          if (page.length === 0) break;
+      assert.deepEqual(await store.streamBoundaries(1), []);
+      const cuts = await store.streamBoundaries(3);
+      assert.equal(cuts.length, 2);
+      const starts = ['', ...cuts];
+      const read = async (from: string, before: string | undefined, upTo: number) => {
+        const events: StoredEvent[] = [];
+        for (let after = { streamId: from, version: 0 }; ; ) {
+          const page = await store.readStreams({ after, before, upTo, limit: 7 });
+          if (page.length === 0) return events;
           events.push(...page);
-          after = page[page.length - 1].position;
+          after = { streamId: page[page.length - 1].streamId, version: page[page.length - 1].streamVersion };
         }
-        shares.push(events);
-      }
-      assert.deepEqual(shares.flat().map((e) => e.position).sort((a, b) => a - b), all, 'every event in exactly one share');
-      for (const share of shares) {
-        assert.ok(share.length > 0, 'twelve streams spread over three shares');
-        const positions = share.map((e) => e.position);
-        assert.deepEqual(positions, [...positions].sort((a, b) => a - b), 'each share in position order');
-      }
-      const shareOf = new Map<string, number>();
-      shares.forEach((share, index) =>
-        share.forEach((e) => assert.equal(shareOf.get(e.streamId) ?? index, (shareOf.set(e.streamId, index), index))),
-      );
-      assert.equal(shareOf.size, 12);
-      await assert.rejects(store.readAll(0, 10, { index: 3, count: 3 }), RangeError);
-      await assert.rejects(store.readAll(0, 10, { index: 0, count: 0 }), RangeError);
+      };
+      const ranges = await Promise.all(starts.map((from, i) => read(from, starts[i + 1], all[all.length - 1])));
+      assert.deepEqual(ranges.flat().map((e) => e.position).sort((a, b) => a - b), all, 'every event in exactly one range');
+      // Twelve streams of five events cut at the 20th and 40th event: four whole streams in each range.
+      assert.deepEqual(ranges.map((r) => r.length), [20, 20, 20]);
+      const rangeOf = new Map<string, number>();
+      ranges.forEach((range, index) => {
+        for (const [i, e] of range.entries()) {
+          assert.equal(rangeOf.get(e.streamId) ?? index, index, `stream ${e.streamId} in one range`);
+          rangeOf.set(e.streamId, index);
+          const previous = range[i - 1];
+          if (previous?.streamId === e.streamId) assert.equal(e.streamVersion, previous.streamVersion + 1, 'a stream oldest first');
+          else assert.equal(e.streamVersion, 1, 'a stream whole and together');
+        }
+      });
+      assert.equal(rangeOf.size, 12);
+      const upTo = all[29];
+      assert.deepEqual((await read('', undefined, upTo)).map((e) => e.position).sort((a, b) => a - b), all.slice(0, 30), 'only events up to upTo');
+      await assert.rejects(store.readStreams({ after: { streamId: '', version: -1 }, upTo, limit: 1 }), RangeError);
+      await assert.rejects(store.readStreams({ after: { streamId: '', version: 0 }, upTo: -1, limit: 1 }), RangeError);
+      await assert.rejects(store.readStreams({ after: { streamId: '', version: 0 }, upTo, limit: 0.5 }), RangeError);
+      await assert.rejects(store.streamBoundaries(0), RangeError);
     });
 
     it('reports the head', async function () {
