@@ -8,10 +8,17 @@ import { createHash, hash } from 'node:crypto';
 import { configure } from 'safe-stable-stringify';
 import type { ReadModelStore } from './models/types.js';
 
-// Keys sorted by UTF-16 code units, numbers and strings as JSON.stringify writes them: RFC 8785's canonical
-// form for any JSON value (test/orderbook/read/digest.test.ts holds it to the RFC's own implementation,
-// canonicalize, which takes twice as long). strict: a value JSON cannot hold fails instead of being dropped.
-const canonicalJson = configure({ deterministic: true, strict: true });
+let canonical: ReturnType<typeof configure> | undefined;
+
+/**
+ * Keys sorted by UTF-16 code units, numbers and strings as JSON.stringify writes them: RFC 8785's canonical
+ * form for any JSON value (test/orderbook/read/digest.test.ts holds it to canonicalize, by one of the RFC's
+ * authors, which takes twice as long). strict: a value JSON cannot hold fails instead of being dropped.
+ */
+function canonicalJson(value: unknown): string | undefined {
+  canonical ??= configure({ deterministic: true, strict: true });
+  return canonical(value);
+}
 
 export interface Digest {
   /** The checkpoint the documents were read at. */
