@@ -113,16 +113,25 @@ describe('HTTP upstream batching', function () {
     await anvil.kill();
   });
 
-  async function through(fault: Fault, batchCalls: number, batchRetryMs?: number) {
+  /** Runs `test` with an HttpUpstream reaching anvil through a RecordingRelay that makes `fault`. */
+  async function through(
+    fault: Fault,
+    options: { batchCalls: number; batchRetryMs?: number },
+    test: (parts: { relay: RecordingRelay; upstream: HttpUpstream }) => Promise<void>,
+  ): Promise<void> {
     const relay = new RecordingRelay(anvil.url);
     relay.fault = fault;
-    const upstream = new HttpUpstream({ name: 'relayed', url: await relay.start(), timeoutMs: 10_000, batchCalls, batchRetryMs });
-    return { relay, upstream, close: async () => (await upstream.close(), relay.close()) };
+    const upstream = new HttpUpstream({ name: 'relayed', url: await relay.start(), timeoutMs: 10_000, ...options });
+    try {
+      await test({ relay, upstream });
+    } finally {
+      await upstream.close();
+      relay.close();
+    }
   }
 
   it("sends one turn's calls as batches of at most batchCalls, each call getting anvil's own answer", async () => {
-    const { relay, upstream, close } = await through('none', 8);
-    try {
+    await through('none', { batchCalls: 8 }, async ({ relay, upstream }) => {
       const calls = distinctCalls(accounts);
       const outcomes = await Promise.all(calls.map((c) => upstream.send(c)));
       assert.deepEqual(outcomes, await alone(calls));
@@ -132,41 +141,32 @@ describe('HTTP upstream batching', function () {
       assert.deepEqual(relay.batches.map((b) => b.length), [8, 8, 7]);
       assert.equal(relay.singles.length, 0);
       assert.equal(upstream.batching, true);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('sends eth_getLogs alone, so that it holds no other call back', async () => {
-    const { relay, upstream, close } = await through('none', 8);
-    try {
+    await through('none', { batchCalls: 8 }, async ({ relay, upstream }) => {
       const logs = { method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest' }] };
       const calls = [...distinctCalls(accounts).slice(0, 4), logs];
       assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
       assert.deepEqual(relay.singles.map((s) => s.method), ['eth_getLogs']);
       assert.deepEqual(relay.batches.map((b) => b.length), [4]);
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('sends a call alone again when the batch answer left it out', async () => {
-    const { relay, upstream, close } = await through('drop-second', 8);
-    try {
+    await through('drop-second', { batchCalls: 8 }, async ({ relay, upstream }) => {
       const calls = distinctCalls(accounts).slice(0, 5);
       assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
       assert.equal(relay.batches.length, 1);
       assert.deepEqual(relay.singles, [{ jsonrpc: '2.0', id: 0, ...calls[1] }]);
       assert.equal(upstream.batching, true, 'one missing answer is not a refusal of batches');
-    } finally {
-      await close();
-    }
+    });
   });
 
   for (const fault of ['refuse-json', 'refuse-400', 'refuse-500', 'garbage', 'string-ids'] as const) {
     it(`answers every call of a refused batch by sending it alone, then sends calls alone for a while (${fault})`, async () => {
-      const { relay, upstream, close } = await through(fault, 8, 300);
-      try {
+      await through(fault, { batchCalls: 8, batchRetryMs: 300 }, async ({ relay, upstream }) => {
         const calls = distinctCalls(accounts).slice(0, 6);
         assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
         assert.equal(relay.batches.length, 1);
@@ -182,15 +182,12 @@ describe('HTTP upstream batching', function () {
         assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
         assert.equal(relay.batches.length, 2);
         assert.equal(relay.singles.length, 18);
-      } finally {
-        await close();
-      }
+      });
     });
   }
 
   it('sends the reads of a batch whose connection dropped again alone, so that only the call the node chokes on fails', async () => {
-    const { relay, upstream, close } = await through('cut-poison', 8);
-    try {
+    await through('cut-poison', { batchCalls: 8 }, async ({ relay, upstream }) => {
       const calls = distinctCalls(accounts).slice(0, 3);
       const poison = { method: 'eth_getBalance', params: [POISON, 'latest'] };
       const settled = await Promise.allSettled([poison, ...calls].map((c) => upstream.send(c)));
@@ -201,14 +198,11 @@ describe('HTTP upstream batching', function () {
       assert.equal(relay.batches.length, 1);
       assert.equal(relay.singles.length, 4);
       assert.equal(upstream.batching, true, 'a dropped connection says nothing about batches');
-    } finally {
-      await close();
-    }
+    });
   });
 
   it('sends writes alone, so that a batch can always be sent again call by call', async () => {
-    const { relay, upstream, close } = await through('none', 8);
-    try {
+    await through('none', { batchCalls: 8 }, async ({ relay, upstream }) => {
       const raw = await signedTransfer(DEV_KEYS[1], 0, { chainId: 31337 });
       // Reads the transfer (from account 1 to account 2) cannot change.
       const reads = [{ method: 'eth_chainId', params: [] }, { method: 'eth_getBlockByNumber', params: ['0x0', false] }, { method: 'eth_getBalance', params: [accounts[5], 'latest'] }];
@@ -217,9 +211,7 @@ describe('HTTP upstream batching', function () {
       assert.deepEqual(answers, await alone(reads));
       assert.deepEqual(relay.singles.map((s) => s.method), ['eth_sendRawTransaction']);
       assert.deepEqual(relay.batches.map((b) => b.length), [3]);
-    } finally {
-      await close();
-    }
+    });
   });
 
   for (const configured of ['default', '1'] as const) {
@@ -250,14 +242,11 @@ describe('HTTP upstream batching', function () {
   }
 
   it('sends each call alone with batchCalls 1', async () => {
-    const { relay, upstream, close } = await through('none', 1);
-    try {
+    await through('none', { batchCalls: 1 }, async ({ relay, upstream }) => {
       const calls = distinctCalls(accounts).slice(0, 4);
       assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
       assert.equal(relay.batches.length, 0);
       assert.equal(relay.singles.length, 4);
-    } finally {
-      await close();
-    }
+    });
   });
 });
