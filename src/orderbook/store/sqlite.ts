@@ -71,14 +71,6 @@ function prepareStatements(db: Database.Database) {
 
 type Statements = ReturnType<typeof prepareStatements>;
 
-/**
- * How much of the file a scanning connection maps into memory: its pages are then read where the OS keeps
- * them rather than copied out one read() at a time. Only for a process that does nothing but scan (npm run
- * replay): an I/O error on a mapped page ends the process instead of failing one query, which the service
- * must not risk (its verify-by-replay opens ordinary connections). bench/orderbook.ts replay measures it.
- */
-const SCAN_MAP_BYTES = 1 << 30;
-
 export class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
   /**
@@ -98,7 +90,7 @@ export class SqliteEventStore implements EventStore {
 
   /**
    * `path`: the database file (created if missing; its directory must exist) or ':memory:'. `scan`: the
-   * connection will read the whole log in order, as a replay does (see SCAN_MAP_BYTES).
+   * connection will read the whole log, as a replay does.
    */
   constructor(path: string, options: { scan?: boolean } = {}) {
     this.db = new Database(path);
@@ -118,9 +110,8 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('wal_autocheckpoint = 10000');
     if (options.scan && wal) {
       // Committed pages still in the WAL moved into the database file first, without waiting for any writer
-      // (what SQLite does routinely), so that the scan finds every page in one place; then read in place.
+      // (what SQLite does routinely), so that the scan finds every page in one place.
       this.db.pragma('wal_checkpoint(PASSIVE)');
-      this.db.pragma(`mmap_size = ${SCAN_MAP_BYTES}`);
     }
     this.db.exec(SCHEMA);
     this.statements = prepareStatements(this.db);
