@@ -18,7 +18,7 @@ import { checkOrderEvent, orderStreamId } from '../../src/orderbook/write/events
 import { appDataRegistered, appDataStreamId, quoteIssued, quoteStreamId } from '../../src/orderbook/write/book-events.js';
 import { projections } from '../../src/orderbook/read/projections/index.js';
 import { logger } from '../../src/logger.js';
-import { synthesiseLog, syntheticQuote } from '../support/synthetic-log.js';
+import { orderEvents, synthesiseLog, syntheticQuote } from '../support/synthetic-log.js';
 
 describe('order book replay', function () {
   this.timeout(120_000);
@@ -80,6 +80,26 @@ describe('order book replay', function () {
       assert.notDeepEqual(parallel.digests, live);
     } finally {
       await store.close();
+    }
+  });
+
+  it('fails, rather than give a wrong digest, when one document depends on events of two streams', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'ethgate-replay-two-streams-'));
+    try {
+      const store = new SqliteEventStore(join(other, 'events.sqlite'));
+      const trade = orderEvents(0).find((e) => e.type === 'TradeRecorded')!;
+      // The same settlement log recorded as a trade of two orders: one trades document, two streams.
+      for (const n of [0, 1]) {
+        const [created] = orderEvents(n);
+        const uid = (created.data as { uid: string }).uid;
+        await store.append(orderStreamId(uid), [created, checkOrderEvent({ ...trade, data: { ...(trade.data as object), uid } })], 0);
+      }
+      await store.close();
+      for (const workers of [1, 2]) {
+        await assert.rejects(replayOrderbook({ store: { dataDir: other }, workers }), /trades: document .* depends on events of more than one stream/);
+      }
+    } finally {
+      rmSync(other, { recursive: true, force: true });
     }
   });
 
