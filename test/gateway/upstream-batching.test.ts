@@ -144,12 +144,16 @@ describe('HTTP upstream batching', function () {
     });
   });
 
-  it('sends eth_getLogs alone, so that it holds no other call back', async () => {
+  it('sends eth_getLogs and calls that run EVM code alone, so that they hold no other call back', async () => {
     await through('none', { batchCalls: 8 }, async ({ relay, upstream }) => {
-      const logs = { method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest' }] };
-      const calls = [...distinctCalls(accounts).slice(0, 4), logs];
+      const slowOrLarge = [
+        { method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: 'latest' }] },
+        { method: 'eth_call', params: [{ to: accounts[1], data: '0x' }, 'latest'] },
+        { method: 'eth_estimateGas', params: [{ from: accounts[0], to: accounts[1], value: '0x1' }] },
+      ];
+      const calls = [...distinctCalls(accounts).slice(0, 4), ...slowOrLarge];
       assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
-      assert.deepEqual(relay.singles.map((s) => s.method), ['eth_getLogs']);
+      assert.deepEqual(relay.singles.map((s) => s.method).sort(), ['eth_call', 'eth_estimateGas', 'eth_getLogs']);
       assert.deepEqual(relay.batches.map((b) => b.length), [4]);
     });
   });

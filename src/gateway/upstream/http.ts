@@ -5,7 +5,7 @@
  * `batchCalls` (eRPC's upstream auto-batching, with no wait added: the turn's calls are sent right after
  * it). One exchange then carries many calls, which is most of what a relayed call costs both the gateway
  * and the node. Only reads (failsafe/policy.ts) are batched, and of those not the ones that may be slow or
- * large (AUTONOMOUS), which would hold the others back: a batch can then always be sent again call by
+ * large (AUTONOMOUS: logs, traces, EVM execution), which would hold the others back: a batch can then always be sent again call by
  * call, since nothing in it changes anything. Each call settles on its own answer; a call the answer left
  * out goes again alone. An upstream that refuses a batch (a non-array answer or one whose ids match no
  * call, a body that is not JSON, an HTTP error other than 408 and 429) gets its calls again one by one,
@@ -42,8 +42,12 @@ export interface HttpUpstreamOptions {
   batchRetryMs?: number;
 }
 
-/** Methods whose calls go alone even when batching: their answers can be slow or large. */
-const AUTONOMOUS = /^(eth_getLogs|eth_getFilterLogs|debug_|trace_)/;
+/**
+ * Methods whose calls go alone even when batching: their answers can be slow or large. Those that run EVM
+ * code (eth_call and its kin) take as long as the code they are given, which any client chooses: batched,
+ * one client's costly call would hold the other clients' reads of its turn back.
+ */
+const AUTONOMOUS = /^(eth_getLogs|eth_getFilterLogs|eth_call|eth_estimateGas|eth_createAccessList|eth_simulateV1|eth_callMany|debug_|trace_)/;
 
 /** A call waiting for the end of the turn to go out in a batch. */
 interface Waiting {
