@@ -149,6 +149,21 @@ export const metrics = {
     help: 'JSON-RPC calls sent to upstreams (each call of a batch counts), by outcome: result, error (an error object) or failed (transport)',
     labelNames: ['network', 'upstream', 'method', 'outcome'] as const,
   }),
+  upstreamExchanges: new CounterCells({
+    name: 'ethgate_upstream_exchanges_total',
+    help: "HTTP exchanges with upstreams, by kind: single (one call), batch (a turn's calls the gateway sent together; UPSTREAM_BATCH_CALLS) or client_batch (a client's batch relayed as one)",
+    labelNames: ['network', 'upstream', 'kind'] as const,
+  }),
+  upstreamBatchedCalls: new CounterCells({
+    name: 'ethgate_upstream_batched_calls_total',
+    help: 'Calls the gateway sent to upstreams inside its own batches (divided by the batch exchanges: calls per batch)',
+    labelNames: ['network', 'upstream'] as const,
+  }),
+  upstreamBatchRefusals: new CounterCells({
+    name: 'ethgate_upstream_batch_refusals_total',
+    help: 'Batches an upstream refused (its calls then went alone, and single calls only for the next minute)',
+    labelNames: ['network', 'upstream'] as const,
+  }),
   upstreamRetries: new Counter({
     name: 'ethgate_upstream_retries_total',
     help: 'Calls or batches sent again to another upstream after a transport fault or a "node is behind" answer',

@@ -50,7 +50,7 @@ export class Network {
       anvil = new Anvil({ name: config.name, chainId: config.chainId, runDir: join(dataDir, 'run'), logger: log });
       await anvil.start();
       const name = `${config.name}/embedded`;
-      const http = new HttpUpstream({ name, url: anvil.httpUrl, timeoutMs, batchCalls });
+      const http = new HttpUpstream({ name, network: config.name, url: anvil.httpUrl, timeoutMs, batchCalls });
       const ws = new WsUpstream({ name, url: anvil.wsUrl, timeoutMs, logger: log });
       log.info({ url: anvil.httpUrl, chainId: config.chainId }, 'embedded anvil started');
       members = [{ transport: http, url: anvil.httpUrl }];
@@ -61,7 +61,7 @@ export class Network {
         const name = `${config.name}/${i}`;
         const transport: UpstreamTransport = /^wss?:/.test(u.url)
           ? new WsUpstream({ name, url: u.url, timeoutMs, logger: log })
-          : new HttpUpstream({ name, url: u.url, timeoutMs, batchCalls });
+          : new HttpUpstream({ name, network: config.name, url: u.url, timeoutMs, batchCalls });
         return { transport, role: u.role, weight: u.weight, url: u.url };
       });
       headSources = members.map((m) => m.transport);

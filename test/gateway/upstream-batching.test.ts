@@ -14,11 +14,12 @@ import { HttpUpstream } from '../../src/gateway/upstream/http.js';
 import { UpstreamError } from '../../src/gateway/errors.js';
 import type { UpstreamCall } from '../../src/gateway/upstream/types.js';
 import type { RpcOutcome } from '../../src/gateway/jsonrpc.js';
-import { AnvilProcess } from '../support/upstreams.js';
+import { AnvilProcess, readMetrics } from '../support/upstreams.js';
 import { startTestService } from '../support/service.js';
 import { postWithHost } from '../support/http.js';
 import { DEV_KEYS, signedTransfer } from '../support/chain.js';
 import { Transaction } from 'ethers';
+import { registry } from '../../src/metrics.js';
 
 type Fault = 'none' | 'refuse-json' | 'refuse-400' | 'refuse-500' | 'garbage' | 'string-ids' | 'drop-second' | 'cut-poison';
 
@@ -85,6 +86,12 @@ class RecordingRelay {
 }
 
 /** Distinct calls with distinct answers: the dev accounts' balances and nonces, blocks by number. */
+/** A metric's value in this process's registry, summed over the label sets that include `labels`. */
+async function counted(name: string, labels: Record<string, string>): Promise<number> {
+  const { values } = await registry.getSingleMetric(name)!.get();
+  return values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((n, v) => n + v.value, 0);
+}
+
 function distinctCalls(accounts: string[]): UpstreamCall[] {
   return [
     ...accounts.map((a) => ({ method: 'eth_getBalance', params: [a, 'latest'] })),
@@ -104,7 +111,7 @@ describe('HTTP upstream batching', function () {
 
   before(async () => {
     anvil = await AnvilProcess.start({ chainId: 31337 });
-    const direct = new HttpUpstream({ name: 'direct', url: anvil.url, timeoutMs: 10_000 });
+    const direct = new HttpUpstream({ name: 'direct', network: 'test', url: anvil.url, timeoutMs: 10_000 });
     accounts = ((await direct.send({ method: 'eth_accounts', params: [] })).result as string[]).slice(0, 10);
     alone = (calls) => Promise.all(calls.map((c) => direct.send(c)));
   });
@@ -116,12 +123,12 @@ describe('HTTP upstream batching', function () {
   /** Runs `test` with an HttpUpstream reaching anvil through a RecordingRelay that makes `fault`. */
   async function through(
     fault: Fault,
-    options: { batchCalls: number; batchRetryMs?: number },
+    options: { batchCalls: number; batchRetryMs?: number; network?: string },
     test: (parts: { relay: RecordingRelay; upstream: HttpUpstream }) => Promise<void>,
   ): Promise<void> {
     const relay = new RecordingRelay(anvil.url);
     relay.fault = fault;
-    const upstream = new HttpUpstream({ name: 'relayed', url: await relay.start(), timeoutMs: 10_000, ...options });
+    const upstream = new HttpUpstream({ name: 'relayed', network: 'test', url: await relay.start(), timeoutMs: 10_000, ...options });
     try {
       await test({ relay, upstream });
     } finally {
@@ -170,7 +177,8 @@ describe('HTTP upstream batching', function () {
 
   for (const fault of ['refuse-json', 'refuse-400', 'refuse-500', 'garbage', 'string-ids'] as const) {
     it(`answers every call of a refused batch by sending it alone, then sends calls alone for a while (${fault})`, async () => {
-      await through(fault, { batchCalls: 8, batchRetryMs: 300 }, async ({ relay, upstream }) => {
+      const network = `refusals-${fault}`;
+      await through(fault, { batchCalls: 8, batchRetryMs: 300, network }, async ({ relay, upstream }) => {
         const calls = distinctCalls(accounts).slice(0, 6);
         assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
         assert.equal(relay.batches.length, 1);
@@ -186,6 +194,12 @@ describe('HTTP upstream batching', function () {
         assert.deepEqual(await Promise.all(calls.map((c) => upstream.send(c))), await alone(calls));
         assert.equal(relay.batches.length, 2);
         assert.equal(relay.singles.length, 18);
+        // Two batches, both refused; each call of them went again alone, as did the turn between them.
+        const labels = { network, upstream: 'relayed' };
+        assert.equal(await counted('ethgate_upstream_exchanges_total', { ...labels, kind: 'batch' }), 2);
+        assert.equal(await counted('ethgate_upstream_batched_calls_total', labels), 12);
+        assert.equal(await counted('ethgate_upstream_batch_refusals_total', labels), 2);
+        assert.equal(await counted('ethgate_upstream_exchanges_total', { ...labels, kind: 'single' }), 18);
       });
     });
   }
@@ -225,6 +239,8 @@ describe('HTTP upstream batching', function () {
       if (configured !== 'default') env.UPSTREAM_BATCH_CALLS = configured;
       const service = await startTestService(env);
       try {
+        const metricsBefore = await readMetrics(service.url);
+        const before = { metrics: metricsBefore, batches: relay.batches.length, batchedCalls: relay.batches.reduce((n, b) => n + b.length, 0) };
         // 200 clients at once over many connections: requests parsed in one turn share a batch.
         const calls = Array.from({ length: 200 }, (_, i) => distinctCalls(accounts)[i % 20]);
         const answers = await Promise.all(
@@ -238,6 +254,15 @@ describe('HTTP upstream batching', function () {
         const batchedCalls = relay.batches.reduce((n, b) => n + b.length, 0);
         if (configured === 'default') assert.ok(batchedCalls > 0, 'some calls shared a batch');
         else assert.equal(relay.batches.length, 0);
+        // The metrics say what the relay saw (the registry is the test process's: counted from `before`).
+        const after = await readMetrics(service.url);
+        const labels = { network: 'mainnet', upstream: 'mainnet/0' };
+        const counted = (name: string, more: Record<string, string> = {}) =>
+          after.value(name, { ...labels, ...more }) - before.metrics.value(name, { ...labels, ...more });
+        assert.equal(counted('ethgate_upstream_exchanges_total', { kind: 'batch' }), relay.batches.length - before.batches);
+        assert.equal(counted('ethgate_upstream_batched_calls_total'), batchedCalls - before.batchedCalls);
+        assert.equal(counted('ethgate_upstream_batch_refusals_total'), 0);
+        assert.ok(counted('ethgate_upstream_exchanges_total', { kind: 'single' }) >= (configured === 'default' ? 1 : 200));
       } finally {
         await service.stop();
         relay.close();

@@ -41,7 +41,7 @@ describe('HTTP upstream deadlines', function () {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address() as AddressInfo;
-    upstream = new HttpUpstream({ name: 'selective', url: `http://127.0.0.1:${port}/`, timeoutMs: TIMEOUT_MS });
+    upstream = new HttpUpstream({ name: 'selective', network: 'test', url: `http://127.0.0.1:${port}/`, timeoutMs: TIMEOUT_MS });
   });
 
   after(async () => {

@@ -142,7 +142,7 @@ export async function startTestChain(options: { chainId?: number; args?: string[
   const chainId = options.chainId ?? 1;
   const anvil = new Anvil({ name: `chain-test-${chainId}`, chainId, logger, args: options.args });
   await anvil.start();
-  const upstream = new HttpUpstream({ name: 'anvil', url: anvil.httpUrl, timeoutMs: 10_000 });
+  const upstream = new HttpUpstream({ name: 'anvil', network: 'test', url: anvil.httpUrl, timeoutMs: 10_000 });
   const provider = new JsonRpcProvider(anvil.httpUrl, chainId, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 100 });
   return {
     anvil,

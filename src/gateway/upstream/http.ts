@@ -27,12 +27,15 @@ import type { RpcOutcome } from '../jsonrpc.js';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { toOutcome, batchOutcomes } from './outcome.js';
 import { isRead } from '../failsafe/policy.js';
+import { metrics, type CounterCell } from '../metrics.js';
 
 /** Socket errors raised before a request could be written: the upstream cannot have seen it. */
 const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
 
 export interface HttpUpstreamOptions {
   name: string;
+  /** The network it serves, for its metrics. */
+  network: string;
   url: string;
   timeoutMs: number;
   connections?: number;
@@ -67,6 +70,7 @@ export class HttpUpstream implements UpstreamTransport {
   private refusedUntil = 0;
   /** This turn's calls, sent when it ends. */
   private turn: Waiting[] = [];
+  private readonly counts: Record<'single' | 'batch' | 'clientBatch' | 'batchedCalls' | 'refusals', CounterCell>;
   private readonly sendTurn = (): void => this.flush();
 
   constructor(private readonly options: HttpUpstreamOptions) {
@@ -88,6 +92,14 @@ export class HttpUpstream implements UpstreamTransport {
       bodyTimeout: options.timeoutMs,
     });
     this.deadlines = new Deadlines(Math.min(50, Math.max(5, Math.floor(options.timeoutMs / 20))));
+    const { network, name } = options;
+    this.counts = {
+      single: metrics.upstreamExchanges.cell(network, name, 'single'),
+      batch: metrics.upstreamExchanges.cell(network, name, 'batch'),
+      clientBatch: metrics.upstreamExchanges.cell(network, name, 'client_batch'),
+      batchedCalls: metrics.upstreamBatchedCalls.cell(network, name),
+      refusals: metrics.upstreamBatchRefusals.cell(network, name),
+    };
   }
 
   /** Whether calls of one turn still go out together (false once the upstream refused a batch). */
@@ -104,11 +116,13 @@ export class HttpUpstream implements UpstreamTransport {
   }
 
   sendBatch(calls: UpstreamCall[]): Promise<RpcOutcome[]> {
+    this.counts.clientBatch.pending++;
     return this.post(batchBody(calls), (answer) => batchOutcomes(answer, calls.length, this.name));
   }
 
   private sendAlone(call: UpstreamCall): Promise<RpcOutcome> {
     const body = `{"jsonrpc":"2.0","id":0,"method":${JSON.stringify(call.method)},"params":${JSON.stringify(call.params)}}`;
+    this.counts.single.pending++;
     return this.post(body, (answer) => toOutcome(answer, this.name));
   }
 
@@ -120,6 +134,8 @@ export class HttpUpstream implements UpstreamTransport {
       const part = from === 0 && waiting.length <= this.batchCalls ? waiting : waiting.slice(from, from + this.batchCalls);
       if (part.length === 1) this.alone(part[0]);
       else {
+        this.counts.batch.pending++;
+        this.counts.batchedCalls.pending += part.length;
         this.post(batchBody(part.map((w) => w.call)), (answer) => answer).then(
           (answer) => this.settleTurn(part, answer),
           (err: UpstreamError) => this.failTurn(part, err),
@@ -137,6 +153,7 @@ export class HttpUpstream implements UpstreamTransport {
 
   /** The upstream refused a batch: its calls go again alone, and the next ones alone for a while. */
   private refused(part: Waiting[]): void {
+    this.counts.refusals.pending++;
     this.refusedUntil = performance.now() + (this.options.batchRetryMs ?? 60_000);
     for (const waiting of part) this.alone(waiting);
   }
