@@ -5,8 +5,8 @@
  * `batchCalls` (eRPC's upstream auto-batching, with no wait added: the turn's calls are sent right after
  * it). One exchange then carries many calls, which is most of what a relayed call costs both the gateway
  * and the node. Only reads (failsafe/policy.ts) are batched, and of those not the ones that may be slow or
- * large (AUTONOMOUS: logs, traces, EVM execution), which would hold the others back: a batch can then always be sent again call by
- * call, since nothing in it changes anything. Each call settles on its own answer; a call the answer left
+ * large (AUTONOMOUS: logs, traces, EVM execution), which would hold the others back: a batch can then
+ * always be sent again call by call, since nothing in it changes anything. Each call settles on its own answer; a call the answer left
  * out goes again alone. An upstream that refuses a batch (a non-array answer or one whose ids match no
  * call, a body that is not JSON, an HTTP error other than 408 and 429) gets its calls again one by one,
  * and only single calls for the next minute, after which batches are tried again: one refusal may have

@@ -1,9 +1,13 @@
 /** Checks the stores' read arguments the same way for every store. */
 import type { StreamRead } from './types.js';
 
+function checkWhole(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be an integer >= 0, got ${value}`);
+}
+
 export function checkReadAll(after: number, limit: number): void {
-  if (!Number.isSafeInteger(after) || after < 0) throw new RangeError(`after must be an integer >= 0, got ${after}`);
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be an integer >= 0, got ${limit}`);
+  checkWhole('after', after);
+  checkWhole('limit', limit);
 }
 
 export function checkStreamRead({ after, before, upTo, limit }: StreamRead): void {
@@ -11,8 +15,8 @@ export function checkStreamRead({ after, before, upTo, limit }: StreamRead): voi
     throw new RangeError(`after must be a stream id and a version >= 0, got ${JSON.stringify(after)}`);
   }
   if (before !== undefined && typeof before !== 'string') throw new RangeError(`before must be a stream id, got ${JSON.stringify(before)}`);
-  if (!Number.isSafeInteger(upTo) || upTo < 0) throw new RangeError(`upTo must be an integer >= 0, got ${upTo}`);
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be an integer >= 0, got ${limit}`);
+  checkWhole('upTo', upTo);
+  checkWhole('limit', limit);
 }
 
 export function checkBoundaryCount(count: number): void {
