@@ -6,6 +6,7 @@
  *
  * A workload is a URL plus one body (or none, for GET), or a list of bodies drawn with a Zipf distribution
  * (rank k chosen with probability proportional to 1/k^s) so that some entries are hot and most are cold.
+ * sendOnce sends a list of bodies once each (orders: each one new) and ends at the last one's answer.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -91,6 +92,114 @@ export async function runLoad(workload: Workload, options: LoadOptions): Promise
     if (!line) throw new Error(`wrk printed no result: ${output}`);
     const [requests, durationUs, errors, p50Us, p99Us] = line.slice(RESULT_MARK.length).trim().split(/\s+/).map(Number);
     return { requests, rps: requests / (durationUs / 1e6), p50Ms: p50Us / 1000, p99Ms: p99Us / 1000, errors };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface OnceResult {
+  /** Bodies answered, and answered with another status than expected (the first of those, status and body). */
+  answered: number;
+  unexpected: number;
+  firstUnexpected?: string;
+  /** From the first body sent to the last answer. */
+  seconds: number;
+}
+
+const ONCE_MARK = 'WRK_ONCE ';
+
+/**
+ * The Lua of sendOnce. The bodies are read from `file`, one per line, by the thread's own state. A
+ * connection that finds every body sent while others still wait for their answers sends the head of one
+ * more request whose body never comes: the server waits for it, at no cost, while the last answers come.
+ * (A quick idle request instead had the spare connections loading the server while it answered the last
+ * bodies; wrk's delay() holds a connection back, but each delayed request then waited ~10 ms in wrk's
+ * timers.) The last answer prints the result, and sendOnce ends wrk: wrk itself would sleep out its
+ * duration. The clock is CLOCK_MONOTONIC, through LuaJIT's FFI.
+ */
+function onceScript(file: string, status: number): string {
+  return [
+    'wrk.method = "POST"',
+    'wrk.headers["Content-Type"] = "application/json"',
+    'local ffi = require("ffi")',
+    'ffi.cdef[[ typedef struct { long sec; long nsec; } once_timespec; int clock_gettime(int, once_timespec *); ]]',
+    'local ts = ffi.new("once_timespec")',
+    'local function now() ffi.C.clock_gettime(1, ts); return tonumber(ts.sec) + tonumber(ts.nsec) / 1e9 end',
+    'local bodies, sent, held, started = {}, 0, nil, nil',
+    'answered, unexpected, first = 0, 0, nil',
+    'local threads = {}',
+    'function setup(thread) table.insert(threads, thread) end',
+    'local function report(a, u, f, seconds)',
+    `  if f then io.write("${ONCE_MARK}first " .. f:gsub("\\n", " ") .. "\\n") end`,
+    `  io.write(string.format("${ONCE_MARK}%d %d %.6f\\n", a, u, seconds))`,
+    '  io.stdout:flush()',
+    'end',
+    'function init(args)',
+    `  for line in io.lines(${lua(file)}) do bodies[#bodies + 1] = line end`,
+    '  held = wrk.format(nil, nil, nil, nil):gsub("\\r\\n\\r\\n$", "\\r\\nContent-Length: 1000\\r\\n\\r\\n")',
+    'end',
+    // wrk calls request() once after init() to see how many requests it returns, and sends nothing of it.
+    'local verified = false',
+    'function request()',
+    '  if not verified then verified = true; return wrk.format(nil, nil, nil, bodies[1]) end',
+    '  if sent == #bodies then return held end',
+    '  if sent == 0 then started = now() end',
+    '  sent = sent + 1',
+    '  return wrk.format(nil, nil, nil, bodies[sent])',
+    'end',
+    'function response(status, headers, body)',
+    '  answered = answered + 1',
+    `  if status ~= ${status} then`,
+    '    unexpected = unexpected + 1',
+    '    if first == nil then first = status .. " " .. body end',
+    '  end',
+    '  if answered == #bodies then report(answered, unexpected, first, now() - started) end',
+    'end',
+    // Only when the time limit came first.
+    'function done(summary, latency, requests)',
+    '  local a, u, f = 0, 0, nil',
+    '  for _, t in ipairs(threads) do a, u, f = a + t:get("answered"), u + t:get("unexpected"), f or t:get("first") end',
+    '  report(a, u, f, summary.duration / 1e6)',
+    'end',
+  ].join('\n') + '\n';
+}
+
+/**
+ * POSTs each of `bodies` once, in order, with `connections` in flight, and returns when the last is
+ * answered (or at `seconds`, a limit). Each answer is expected with `status`.
+ */
+export async function sendOnce(url: string, bodies: string[], options: { connections: number; status: number; seconds: number }): Promise<OnceResult> {
+  ensureDebianPackage('wrk', 'wrk');
+  if (bodies.some((b) => b.includes('\n'))) throw new Error('a body to send once holds a line break');
+  const dir = mkdtempSync(join(tmpdir(), 'ethgate-wrk-'));
+  try {
+    const file = join(dir, 'once.lua');
+    writeFileSync(join(dir, 'bodies'), bodies.join('\n') + '\n');
+    writeFileSync(file, onceScript(join(dir, 'bodies'), options.status));
+    const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', file, url];
+    const lines = await new Promise<string[]>((resolve, reject) => {
+      const wrk = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      const seen = () => {
+        const found = out.split('\n').filter((l) => l.startsWith(ONCE_MARK));
+        if (!found.some((l) => !l.startsWith(`${ONCE_MARK}first `))) return false;
+        wrk.kill('SIGKILL');
+        resolve(found.map((l) => l.slice(ONCE_MARK.length)));
+        return true;
+      };
+      wrk.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        seen();
+      });
+      wrk.stderr.on('data', (c: Buffer) => (out += c.toString()));
+      wrk.on('error', reject);
+      wrk.on('exit', () => {
+        if (!seen()) reject(new Error(`wrk ended without a result: ${out}`));
+      });
+    });
+    const first = lines.find((l) => l.startsWith('first '))?.slice('first '.length);
+    const [answered, unexpected, seconds] = lines.find((l) => !l.startsWith('first '))!.trim().split(/\s+/).map(Number);
+    return { answered, unexpected, seconds, ...(first ? { firstUnexpected: first } : {}) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -2,8 +2,8 @@
  * Order book figures (a measurement, not a test), in one run:
  * - intake: valid signed orders accepted per second through POST /api/v1/orders of a service child process
  *   (`node dist/src/main.js` on an external anvil with the GPv2 contracts), `concurrency` requests in
- *   flight through an undici Pool, on SQLite and (when a database URL is given) PostgreSQL. The orders are
- *   signed before the clock starts (native secp256k1, the same signature as ethers' signTypedData), spread
+ *   flight, each order sent once by wrk (bench/load.ts sendOnce), on SQLite and (when a database URL is
+ *   given) PostgreSQL. The orders are signed before the clock starts (native secp256k1, the same signature as ethers' signTypedData), spread
  *   over `owners` funded owners; `intakeOrders` are timed after a warm-up;
  * - GET /api/v1/solvable_orders p50/p99 (sequential GETs, timed by wrk) when the book holds exactly `openOrders` open
  *   orders, measured in a pause of the intake: plain and gzip, and the 304 answer to a client that has the
@@ -42,8 +42,8 @@ import { synthesiseLog } from '../test/support/synthetic-log.js';
 import { spawnService, type ServiceProcess } from '../test/support/process.js';
 import { fundTrader } from '../test/support/solver.js';
 import { measureSigning } from './signing.js';
-import { runLoad } from './load.js';
-import { cpuSeconds, printTargets, round, type Figure, type Target } from './tools.js';
+import { runLoad, sendOnce } from './load.js';
+import { cpuSeconds, ownCpuSeconds, printTargets, round, type Figure, type Target } from './tools.js';
 
 export interface OrderbookBenchOptions {
   /** PostgreSQL for the intake on PostgreSQL (default: DATABASE_URL from the configuration). */
@@ -142,20 +142,18 @@ async function bookServiceEnv(market: Market, dataDir: string, extra: Record<str
   };
 }
 
-/** POSTs every body with `concurrency` in flight; throws unless every one is accepted. */
-async function postAll(pool: Pool, bodies: string[], concurrency: number): Promise<number> {
-  let next = 0;
-  const worker = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const res = await pool.request({ path: '/api/v1/orders', method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      const text = await res.body.text();
-      if (res.statusCode !== 201) throw new Error(`POST /api/v1/orders answered ${res.statusCode}: ${text}`);
-    }
-  };
-  const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return Number(process.hrtime.bigint() - started) / 1e9;
+/**
+ * POSTs every body once with `concurrency` in flight and returns the seconds it took; throws unless every
+ * one is accepted. The client is wrk (load.ts): an undici client took 60-90 µs of CPU per order, a fifth of
+ * the two cores the service needs.
+ */
+async function postAll(base: string, bodies: string[], concurrency: number): Promise<number> {
+  if (bodies.length === 0) return 0;
+  const result = await sendOnce(`${base}/api/v1/orders`, bodies, { connections: concurrency, status: 201, seconds: 120 });
+  if (result.answered !== bodies.length || result.unexpected > 0) {
+    throw new Error(`POST /api/v1/orders: ${result.answered} of ${bodies.length} answered, ${result.unexpected} not with 201; the first: ${result.firstUnexpected}`);
+  }
+  return result.seconds;
 }
 
 /**
@@ -196,11 +194,12 @@ async function benchEngine(
   try {
     service = await spawnService(env, { nodeArgs: options.serviceNodeArgs });
     const { warmupOrders, openOrders, intakeOrders } = options;
-    await postAll(pool, market.bodies.slice(0, warmupOrders), options.concurrency);
+    const base = `http://127.0.0.1:${env.PORT}`;
+    await postAll(base, market.bodies.slice(0, warmupOrders), options.concurrency);
     // The intake is timed in two parts: up to openOrders, then the rest once solvable_orders is measured.
-    const cpuBefore = { service: cpuSeconds(service.child.pid!), client: process.cpuUsage() };
-    let seconds = await postAll(pool, market.bodies.slice(warmupOrders, openOrders), options.concurrency);
-    const cpuBetween = { service: cpuSeconds(service.child.pid!) - cpuBefore.service, client: process.cpuUsage(cpuBefore.client) };
+    const cpuBefore = { service: cpuSeconds(service.child.pid!), client: ownCpuSeconds() };
+    let seconds = await postAll(base, market.bodies.slice(warmupOrders, openOrders), options.concurrency);
+    const cpuBetween = { service: cpuSeconds(service.child.pid!) - cpuBefore.service, client: ownCpuSeconds() - cpuBefore.client };
 
     const first = await pool.request({ path: '/api/v1/solvable_orders', method: 'GET' });
     // Orders counted in the text rather than parsed into 10,000 objects.
@@ -221,16 +220,15 @@ async function benchEngine(
         `p50 ${plain.p50Ms.toFixed(1)} ms, p99 ${plain.p99Ms.toFixed(1)} ms; ` +
         `gzip p50 ${gzip.p50Ms.toFixed(1)} ms; 304 p50 ${notModified.p50Ms.toFixed(2)} ms`,
     );
-    const cpuAgain = { service: cpuSeconds(service.child.pid!), client: process.cpuUsage() };
-    seconds += await postAll(pool, market.bodies.slice(openOrders, warmupOrders + intakeOrders), options.concurrency);
+    const cpuAgain = { service: cpuSeconds(service.child.pid!), client: ownCpuSeconds() };
+    seconds += await postAll(base, market.bodies.slice(openOrders, warmupOrders + intakeOrders), options.concurrency);
     const serviceCpu = cpuBetween.service + cpuSeconds(service.child.pid!) - cpuAgain.service;
-    const clientCpu = process.cpuUsage(cpuAgain.client);
-    const clientSeconds = (cpuBetween.client.user + cpuBetween.client.system + clientCpu.user + clientCpu.system) / 1e6;
+    const clientSeconds = cpuBetween.client + ownCpuSeconds() - cpuAgain.client;
     const rate = Math.round(intakeOrders / seconds);
     log(
       `${engine}: ${intakeOrders} orders in ${seconds.toFixed(2)} s: ${rate} orders/s ` +
         `(service CPU ${((serviceCpu / intakeOrders) * 1e6).toFixed(0)} µs/order, ` +
-        `this client ${((clientSeconds / intakeOrders) * 1e6).toFixed(0)} µs/order)`,
+        `the client (wrk and this process) ${((clientSeconds / intakeOrders) * 1e6).toFixed(0)} µs/order)`,
     );
     const ms = (value: number) => ({ value: round(value, 2), unit: 'ms' });
     return {
@@ -300,7 +298,7 @@ async function benchGrowth(o: Required<Omit<OrderbookBenchOptions, 'databaseUrl'
     let posted = 0;
     const post = async (count: number) => {
       const bodies = market.bodies.slice(posted, posted + count);
-      await postAll(pool, bodies, o.concurrency);
+      await postAll(`http://127.0.0.1:${env.PORT}`, bodies, o.concurrency);
       posted += count;
     };
     for (const level of levels) {
