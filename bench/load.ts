@@ -176,7 +176,8 @@ export async function sendOnce(url: string, bodies: string[], options: { connect
     const file = join(dir, 'once.lua');
     writeFileSync(join(dir, 'bodies'), bodies.join('\n') + '\n');
     writeFileSync(file, onceScript(join(dir, 'bodies'), options.status));
-    const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', file, url];
+    // No more connections than bodies: a spare connection would only hold a request open.
+    const args = ['-t1', `-c${Math.min(options.connections, bodies.length)}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', file, url];
     const lines = await new Promise<string[]>((resolve, reject) => {
       const wrk = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
