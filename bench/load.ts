@@ -182,7 +182,8 @@ export async function sendOnce(url: string, bodies: string[], options: { connect
       const wrk = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       const seen = () => {
-        const found = out.split('\n').filter((l) => l.startsWith(ONCE_MARK));
+        // Whole lines only: a chunk may end within one.
+        const found = out.split('\n').slice(0, -1).filter((l) => l.startsWith(ONCE_MARK));
         if (!found.some((l) => !l.startsWith(`${ONCE_MARK}first `))) return false;
         wrk.kill('SIGKILL');
         resolve(found.map((l) => l.slice(ONCE_MARK.length)));
