@@ -94,6 +94,10 @@ export class SqliteEventStore implements EventStore {
    */
   constructor(path: string, options: { scan?: boolean } = {}) {
     this.db = new Database(path);
+    // 16 KiB pages for a new file (an existing one keeps its own): an event or an order document is 1-2 KB
+    // of JSON, two to a 4 KiB page, and a commit writes one WAL frame, one pwrite, per page it changed; with
+    // larger pages an order's rows share pages, so each order costs fewer writes and wastes less space.
+    this.db.pragma('page_size = 16384');
     // An acknowledged append survives power loss, not only a kill -9: each batch's commit is followed by an
     // fdatasync of the WAL before its appends are acknowledged (syncLog). SQLite's own FULL would do that
     // fsync inside the commit, on the event loop, which then serves nothing else until the disk answers;
