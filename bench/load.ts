@@ -44,9 +44,15 @@ const RESULT_MARK = 'WRK_RESULT ';
 /** A Lua string literal. */
 const lua = (text: string) => `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
 
+/** The request's method and headers, JSON bodies. */
+function requestLines(method: Workload['method'], headers: Record<string, string> = {}): string[] {
+  const lines = [`wrk.method = "${method}"`, 'wrk.headers["Content-Type"] = "application/json"'];
+  for (const [name, value] of Object.entries(headers)) lines.push(`wrk.headers[${lua(name)}] = ${lua(value)}`);
+  return lines;
+}
+
 function script(workload: Workload): string {
-  const lines = [`wrk.method = "${workload.method}"`, 'wrk.headers["Content-Type"] = "application/json"'];
-  for (const [name, value] of Object.entries(workload.headers ?? {})) lines.push(`wrk.headers[${lua(name)}] = ${lua(value)}`);
+  const lines = requestLines(workload.method, workload.headers);
   if (workload.body !== undefined) lines.push(`wrk.body = ${lua(workload.body)}`);
   if (workload.zipf) {
     const { bodies, exponent } = workload.zipf;
@@ -73,28 +79,47 @@ function script(workload: Workload): string {
   return lines.join('\n') + '\n';
 }
 
-export async function runLoad(workload: Workload, options: LoadOptions): Promise<LoadResult> {
+/**
+ * Runs wrk (one thread) with the script `write` returns, given a temporary directory for any file it needs,
+ * and resolves with what wrk printed: when it exits, or as soon as `finished(output)` holds, ending it then.
+ */
+async function runWrk(
+  url: string,
+  options: LoadOptions,
+  write: (dir: string) => string,
+  finished?: (output: string) => boolean,
+): Promise<string> {
   ensureDebianPackage('wrk', 'wrk');
   const dir = mkdtempSync(join(tmpdir(), 'ethgate-wrk-'));
   try {
     const file = join(dir, 'workload.lua');
-    writeFileSync(file, script(workload));
-    const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', file, workload.url];
-    const output = await new Promise<string>((resolve, reject) => {
+    writeFileSync(file, write(dir));
+    const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', file, url];
+    return await new Promise<string>((resolve, reject) => {
       const wrk = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
-      wrk.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      wrk.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (finished?.(out)) {
+          wrk.kill('SIGKILL');
+          resolve(out);
+        }
+      });
       wrk.stderr.on('data', (c: Buffer) => (out += c.toString()));
       wrk.on('error', reject);
-      wrk.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`wrk exited ${code}: ${out}`))));
+      wrk.on('exit', (code) => (code === 0 || finished?.(out) ? resolve(out) : reject(new Error(`wrk exited ${code}: ${out}`))));
     });
-    const line = output.split('\n').find((l) => l.startsWith(RESULT_MARK));
-    if (!line) throw new Error(`wrk printed no result: ${output}`);
-    const [requests, durationUs, errors, p50Us, p99Us] = line.slice(RESULT_MARK.length).trim().split(/\s+/).map(Number);
-    return { requests, rps: requests / (durationUs / 1e6), p50Ms: p50Us / 1000, p99Ms: p99Us / 1000, errors };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+export async function runLoad(workload: Workload, options: LoadOptions): Promise<LoadResult> {
+  const output = await runWrk(workload.url, options, () => script(workload));
+  const line = output.split('\n').find((l) => l.startsWith(RESULT_MARK));
+  if (!line) throw new Error(`wrk printed no result: ${output}`);
+  const [requests, durationUs, errors, p50Us, p99Us] = line.slice(RESULT_MARK.length).trim().split(/\s+/).map(Number);
+  return { requests, rps: requests / (durationUs / 1e6), p50Ms: p50Us / 1000, p99Ms: p99Us / 1000, errors };
 }
 
 export interface OnceResult {
@@ -119,8 +144,7 @@ const ONCE_MARK = 'WRK_ONCE ';
  */
 function onceScript(file: string, status: number): string {
   return [
-    'wrk.method = "POST"',
-    'wrk.headers["Content-Type"] = "application/json"',
+    ...requestLines('POST'),
     'local ffi = require("ffi")',
     'ffi.cdef[[ typedef struct { long sec; long nsec; } once_timespec; int clock_gettime(int, once_timespec *); ]]',
     'local ts = ffi.new("once_timespec")',
@@ -169,40 +193,24 @@ function onceScript(file: string, status: number): string {
  * answered (or at `seconds`, a limit). Each answer is expected with `status`.
  */
 export async function sendOnce(url: string, bodies: string[], options: { connections: number; status: number; seconds: number }): Promise<OnceResult> {
-  ensureDebianPackage('wrk', 'wrk');
   if (bodies.some((b) => b.includes('\n'))) throw new Error('a body to send once holds a line break');
-  const dir = mkdtempSync(join(tmpdir(), 'ethgate-wrk-'));
-  try {
-    const file = join(dir, 'once.lua');
-    writeFileSync(join(dir, 'bodies'), bodies.join('\n') + '\n');
-    writeFileSync(file, onceScript(join(dir, 'bodies'), options.status));
+  // Whole lines only: a chunk may end within one. The result is the line that is not the first answer's.
+  const marked = (output: string) => output.split('\n').slice(0, -1).filter((l) => l.startsWith(ONCE_MARK)).map((l) => l.slice(ONCE_MARK.length));
+  const result = (lines: string[]) => lines.find((l) => !l.startsWith('first '));
+  const output = await runWrk(
+    url,
     // No more connections than bodies: a spare connection would only hold a request open.
-    const args = ['-t1', `-c${Math.min(options.connections, bodies.length)}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', file, url];
-    const lines = await new Promise<string[]>((resolve, reject) => {
-      const wrk = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      const seen = () => {
-        // Whole lines only: a chunk may end within one.
-        const found = out.split('\n').slice(0, -1).filter((l) => l.startsWith(ONCE_MARK));
-        if (!found.some((l) => !l.startsWith(`${ONCE_MARK}first `))) return false;
-        wrk.kill('SIGKILL');
-        resolve(found.map((l) => l.slice(ONCE_MARK.length)));
-        return true;
-      };
-      wrk.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        seen();
-      });
-      wrk.stderr.on('data', (c: Buffer) => (out += c.toString()));
-      wrk.on('error', reject);
-      wrk.on('exit', () => {
-        if (!seen()) reject(new Error(`wrk ended without a result: ${out}`));
-      });
-    });
-    const first = lines.find((l) => l.startsWith('first '))?.slice('first '.length);
-    const [answered, unexpected, seconds] = lines.find((l) => !l.startsWith('first '))!.trim().split(/\s+/).map(Number);
-    return { answered, unexpected, seconds, ...(first ? { firstUnexpected: first } : {}) };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    { connections: Math.min(options.connections, bodies.length), seconds: options.seconds },
+    (dir) => {
+      writeFileSync(join(dir, 'bodies'), bodies.join('\n') + '\n');
+      return onceScript(join(dir, 'bodies'), options.status);
+    },
+    (out) => result(marked(out)) !== undefined,
+  );
+  const lines = marked(output);
+  const line = result(lines);
+  if (line === undefined) throw new Error(`wrk ended without a result: ${output}`);
+  const first = lines.find((l) => l.startsWith('first '))?.slice('first '.length);
+  const [answered, unexpected, seconds] = line.trim().split(/\s+/).map(Number);
+  return { answered, unexpected, seconds, ...(first ? { firstUnexpected: first } : {}) };
 }

@@ -43,7 +43,7 @@ import { spawnService, type ServiceProcess } from '../test/support/process.js';
 import { fundTrader } from '../test/support/solver.js';
 import { measureSigning } from './signing.js';
 import { runLoad, sendOnce } from './load.js';
-import { cpuSeconds, ownCpuSeconds, printTargets, round, type Figure, type Target } from './tools.js';
+import { cpuSeconds, printTargets, round, type Figure, type Target } from './tools.js';
 
 export interface OrderbookBenchOptions {
   /** PostgreSQL for the intake on PostgreSQL (default: DATABASE_URL from the configuration). */
@@ -156,6 +156,9 @@ async function postAll(base: string, bodies: string[], concurrency: number): Pro
   return result.seconds;
 }
 
+/** The client's CPU seconds: this process and the wrk runs it has waited for. */
+const clientCpuSeconds = () => cpuSeconds(process.pid, { endedChildren: true });
+
 /**
  * Reads a body to its end, counting its bytes without keeping them: a client that copied each 12-120 MB
  * answer into one buffer would measure its own garbage collection in the server's latency.
@@ -190,16 +193,16 @@ async function benchEngine(
   const schema = `bench_ob_${process.pid}_${Date.now().toString(36)}`;
   const env = await bookServiceEnv(market, dataDir, engine === 'postgres' ? { DATABASE_URL: options.databaseUrl!, DATABASE_SCHEMA: schema } : {});
   let service: ServiceProcess | undefined;
-  const pool = new Pool(`http://127.0.0.1:${env.PORT}`, { connections: options.concurrency, pipelining: 1 });
+  const base = `http://127.0.0.1:${env.PORT}`;
+  const pool = new Pool(base, { connections: options.concurrency, pipelining: 1 });
   try {
     service = await spawnService(env, { nodeArgs: options.serviceNodeArgs });
     const { warmupOrders, openOrders, intakeOrders } = options;
-    const base = `http://127.0.0.1:${env.PORT}`;
     await postAll(base, market.bodies.slice(0, warmupOrders), options.concurrency);
     // The intake is timed in two parts: up to openOrders, then the rest once solvable_orders is measured.
-    const cpuBefore = { service: cpuSeconds(service.child.pid!), client: ownCpuSeconds() };
+    const cpuBefore = { service: cpuSeconds(service.child.pid!), client: clientCpuSeconds() };
     let seconds = await postAll(base, market.bodies.slice(warmupOrders, openOrders), options.concurrency);
-    const cpuBetween = { service: cpuSeconds(service.child.pid!) - cpuBefore.service, client: ownCpuSeconds() - cpuBefore.client };
+    const cpuBetween = { service: cpuSeconds(service.child.pid!) - cpuBefore.service, client: clientCpuSeconds() - cpuBefore.client };
 
     const first = await pool.request({ path: '/api/v1/solvable_orders', method: 'GET' });
     // Orders counted in the text rather than parsed into 10,000 objects.
@@ -211,7 +214,7 @@ async function benchEngine(
     const revalidated = await pool.request({ path: '/api/v1/solvable_orders', method: 'GET', headers: { 'if-none-match': etag } });
     await drain(revalidated.body);
     if (revalidated.statusCode !== 304) throw new Error(`If-None-Match with the current ETag answered ${revalidated.statusCode}`);
-    const url = `http://127.0.0.1:${env.PORT}/api/v1/solvable_orders`;
+    const url = `${base}/api/v1/solvable_orders`;
     const plain = await timeSolvable(url, {}, options.solvableSeconds);
     const gzip = await timeSolvable(url, { 'accept-encoding': 'gzip' }, options.solvableSeconds);
     const notModified = await timeSolvable(url, { 'if-none-match': etag }, options.solvableSeconds);
@@ -220,10 +223,10 @@ async function benchEngine(
         `p50 ${plain.p50Ms.toFixed(1)} ms, p99 ${plain.p99Ms.toFixed(1)} ms; ` +
         `gzip p50 ${gzip.p50Ms.toFixed(1)} ms; 304 p50 ${notModified.p50Ms.toFixed(2)} ms`,
     );
-    const cpuAgain = { service: cpuSeconds(service.child.pid!), client: ownCpuSeconds() };
+    const cpuAgain = { service: cpuSeconds(service.child.pid!), client: clientCpuSeconds() };
     seconds += await postAll(base, market.bodies.slice(openOrders, warmupOrders + intakeOrders), options.concurrency);
     const serviceCpu = cpuBetween.service + cpuSeconds(service.child.pid!) - cpuAgain.service;
-    const clientSeconds = cpuBetween.client + ownCpuSeconds() - cpuAgain.client;
+    const clientSeconds = cpuBetween.client + clientCpuSeconds() - cpuAgain.client;
     const rate = Math.round(intakeOrders / seconds);
     log(
       `${engine}: ${intakeOrders} orders in ${seconds.toFixed(2)} s: ${rate} orders/s ` +
@@ -286,7 +289,8 @@ async function benchGrowth(o: Required<Omit<OrderbookBenchOptions, 'databaseUrl'
   const market = await prepareMarket(o.owners, total);
   const dataDir = mkdtempSync(join(tmpdir(), 'ethgate-bench-growth-'));
   const env = await bookServiceEnv(market, dataDir);
-  const pool = new Pool(`http://127.0.0.1:${env.PORT}`, { connections: o.concurrency, pipelining: 1 });
+  const base = `http://127.0.0.1:${env.PORT}`;
+  const pool = new Pool(base, { connections: o.concurrency, pipelining: 1 });
   let service: ServiceProcess | undefined;
   const figures: Figures = {};
   const ms = (value: number) => ({ value: round(value, 2), unit: 'ms' });
@@ -298,14 +302,14 @@ async function benchGrowth(o: Required<Omit<OrderbookBenchOptions, 'databaseUrl'
     let posted = 0;
     const post = async (count: number) => {
       const bodies = market.bodies.slice(posted, posted + count);
-      await postAll(`http://127.0.0.1:${env.PORT}`, bodies, o.concurrency);
+      await postAll(base, bodies, o.concurrency);
       posted += count;
     };
     for (const level of levels) {
       await post(level + extra - posted);
       await timeGets(pool, () => '/api/v1/solvable_orders', 1); // builds the answer
       // Timed by wrk, as in the engine sections: at 100,000 orders each plain GET brings a client 120 MB.
-      const url = `http://127.0.0.1:${env.PORT}/api/v1/solvable_orders`;
+      const url = `${base}/api/v1/solvable_orders`;
       const plain = await timeSolvable(url, {}, o.solvableSeconds);
       const gzip = await timeSolvable(url, { 'accept-encoding': 'gzip' }, o.solvableSeconds);
       // After a change: one more order, then the first GET (plain, then gzip), which rebuild the answer.

@@ -19,25 +19,21 @@ export function round(value: number, digits = 0): number {
   return Math.round(value * f) / f;
 }
 
-/** CPU seconds (user + system) process `pid` has used so far, from /proc (Linux); NaN when unreadable. */
-export function cpuSeconds(pid: number): number {
+/**
+ * CPU seconds (user + system) process `pid` has used so far, from /proc (Linux); NaN when unreadable.
+ * `endedChildren`: with those of its children that have ended and been waited for (the wrk runs the bench
+ * spawns).
+ */
+export function cpuSeconds(pid: number, { endedChildren = false } = {}): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of stat, i.e. 11 and 12 after the command name, in clock ticks
-    // (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    // utime, stime, cutime and cstime are fields 14 to 17 of stat, i.e. 11 to 14 after the command name,
+    // in clock ticks (100 per second on Linux).
+    const own = Number(fields[11]) + Number(fields[12]);
+    return (endedChildren ? own + Number(fields[13]) + Number(fields[14]) : own) / 100;
   } catch {
     return NaN;
   }
-}
-
-/**
- * CPU seconds of this process and of its children that have ended (wrk runs, which the tools spawn and
- * wait for): cutime and cstime of /proc/self/stat, fields 16 and 17.
- */
-export function ownCpuSeconds(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
 }
 
 function onPath(binary: string): boolean {
