@@ -54,10 +54,14 @@ export class WsUpstream extends EventEmitter implements UpstreamTransport {
     this.nextId += calls.length;
     const body = calls.map((c, i) => ({ jsonrpc: '2.0', id: base + i, method: c.method, params: c.params }));
     const answer = await this.request(base, body);
-    const rebased = Array.isArray(answer)
-      ? answer.map((item) => ({ ...(item as object), id: (item as { id: number }).id - base }))
-      : answer;
-    return batchOutcomes(rebased, calls.length, this.name);
+    // The answer was parsed for this exchange alone: its items' ids are put back in the batch's numbering
+    // in place (a copy, `{ ...item, id }`, takes a slow path of Node 20's V8 for each item).
+    if (Array.isArray(answer)) {
+      for (const item of answer as { id?: unknown }[]) {
+        if (item !== null && typeof item === 'object' && typeof item.id === 'number') item.id -= base;
+      }
+    }
+    return batchOutcomes(answer, calls.length, this.name);
   }
 
   /** eth_subscribe on the upstream; `listener` gets each notification's result until `unsubscribe`. */

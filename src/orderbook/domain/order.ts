@@ -137,8 +137,26 @@ export function validateOrderCreation(body: unknown, context: OrderValidationCon
   checkOrderRules(signed, context.now, context.minValidToSeconds);
   const digest = orderDigest(context.domainSeparator, signed);
   const { owner, signature } = verifyOrderOwner(signed, digest);
-  const { from: _from, ...order } = signed;
-  return { ...order, signature, owner, digest, uid: packOrderUid(digest, owner, order.validTo) };
+  // Field by field (`from` left out): on Node 20 `{ ...order, owner }` takes V8's slow path.
+  return {
+    sellToken: signed.sellToken,
+    buyToken: signed.buyToken,
+    receiver: signed.receiver,
+    sellAmount: signed.sellAmount,
+    buyAmount: signed.buyAmount,
+    validTo: signed.validTo,
+    appData: signed.appData,
+    feeAmount: signed.feeAmount,
+    kind: signed.kind,
+    partiallyFillable: signed.partiallyFillable,
+    sellTokenBalance: signed.sellTokenBalance,
+    buyTokenBalance: signed.buyTokenBalance,
+    signingScheme: signed.signingScheme,
+    signature,
+    owner,
+    digest,
+    uid: packOrderUid(digest, owner, signed.validTo),
+  };
 }
 
 /**
