@@ -181,7 +181,8 @@ export class SolvableOrders {
 
   async start(): Promise<void> {
     this.runner.on('advanced', (name: string) => {
-      if (name === NAME) void this.refresh();
+      // Ahead of the answers: one that fails here is tried again by the next answer, which refreshes itself.
+      if (name === NAME) this.refresh().catch(() => undefined);
     });
     await this.refresh();
   }
@@ -230,12 +231,19 @@ export class SolvableOrders {
       this.syncedTo = Math.max(this.syncedTo, checkpoint);
       if (pairsChanged) this.trackBalances();
     };
-    const previous = this.syncing ?? Promise.resolve();
-    const next = previous.then(run);
-    this.syncing = next.finally(() => {
-      if (this.syncing === next) this.syncing = undefined;
-    });
+    // A refresh that fails (the store did not answer) fails its own callers only: the one after it runs,
+    // from the cursor the view stands at.
+    const next = (this.syncing ?? Promise.resolve()).then(run);
+    const settled: Promise<void> = next.then(
+      () => this.settle(settled),
+      () => this.settle(settled),
+    );
+    this.syncing = settled;
     return next;
+  }
+
+  private settle(refresh: Promise<void>): void {
+    if (this.syncing === refresh) this.syncing = undefined;
   }
 
   /** The balances to keep current at every block: those of the open orders' owners and sell tokens. */
