@@ -24,7 +24,6 @@ import {
 } from './domain/order.js';
 import { verifyCancellation } from './domain/cancellation.js';
 import { orderbookErrors } from './domain/errors.js';
-import { orderView } from './write/order-state.js';
 import { orderStreamId } from './write/events.js';
 import { handleOrderCommand } from './write/command-handler.js';
 import { SolvableOrders } from './read/solvable-view.js';
@@ -193,8 +192,7 @@ export class OrderBook {
 
   /** The order of a read model row at `now` with its funding, as today's API shows it. */
   private present(row: { doc: OrderDoc }, now: number, funding: Funding | undefined): Order | null {
-    const order = orderView(stateOf(row.doc), now, funding?.availableBalance ?? null);
-    return order && presentOrder(order, this.settlement);
+    return presentOrder(stateOf(row.doc), now, this.settlement, funding?.availableBalance ?? null);
   }
 
   /** DELETE /api/v1/orders/{UID}. */

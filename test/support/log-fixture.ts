@@ -62,7 +62,7 @@ async function writeFixture(dir: string): Promise<void> {
   const { ProjectionRunner } = await import('../../src/orderbook/read/runner.js');
   const { projections } = await import('../../src/orderbook/read/projections/index.js');
   const { digestReadModel } = await import('../../src/orderbook/read/digest.js');
-  const { orderView, presentOrder } = await import('../../src/orderbook/write/order-state.js');
+  const { presentOrder } = await import('../../src/orderbook/write/order-state.js');
   const { stateOf } = await import('../../src/orderbook/read/projections/orders.js');
   const { logger } = await import('../../src/logger.js');
   rmSync(dir, { recursive: true, force: true });
@@ -77,8 +77,8 @@ async function writeFixture(dir: string): Promise<void> {
   await runner.waitFor(await store.head());
   const orders: Record<string, unknown> = {};
   for (const row of await readModels.find<any>('orders', { orderBy: [{ column: 'id' }] })) {
-    const view = orderView(stateOf(row.doc), FIXTURE_NOW);
-    if (view) orders[row.key] = presentOrder(view, '0x9008d19f58aabd9ed0d60971565aa8510560ab41');
+    const order = presentOrder(stateOf(row.doc), FIXTURE_NOW, '0x9008d19f58aabd9ed0d60971565aa8510560ab41');
+    if (order) orders[row.key] = order;
   }
   const trades = (await readModels.find<any>('trades', { orderBy: [{ column: 'id' }] })).map((row) => row.doc);
   const digests: Record<string, unknown> = {};

@@ -22,7 +22,7 @@
 import { createHash } from 'node:crypto';
 import type { ReadModelStore } from './models/types.js';
 import type { ProjectionRunner } from './runner.js';
-import { orderView, presentOrder, type OrderState } from '../write/order-state.js';
+import { presentOrder, type OrderState } from '../write/order-state.js';
 import { ordersProjection, solvableByEvents, stateOf, type OrderDoc } from './projections/orders.js';
 import type { SpendableBalances } from '../chain/port.js';
 import { allocateFunding, type Funding, type FundableOrder } from '../domain/funding.js';
@@ -285,7 +285,7 @@ export class SolvableOrders {
   /** The order's JSON in the answer: the one written before, unless its available balance changed. */
   private written(entry: Entry, now: number, availableBalance: bigint | null): Written {
     if (entry.written?.availableBalance === availableBalance) return entry.written;
-    const json = Buffer.from(JSON.stringify(presentOrder(orderView(entry.state, now, availableBalance)!, this.settlement)));
+    const json = Buffer.from(JSON.stringify(presentOrder(entry.state, now, this.settlement, availableBalance)!));
     return (entry.written = { availableBalance, json, hash: createHash('sha256').update(json).digest() });
   }
 

@@ -201,14 +201,18 @@ export function status(state: OrderState, now: number): OrderStatus | null {
 }
 
 /**
- * The order as the API returns it at `now`, or null when the order is unknown. `availableBalance` is the
- * owner's sell token balance available to it, when known.
+ * The order as the API returns it at `now` (every order endpoint, solvable_orders included), or null when
+ * the order itself is unknown: the signed order, what its events made of it (executed amounts,
+ * invalidated, status), `availableBalance` (the owner's sell token balance available to it, when known),
+ * and today's fields: class (limit unless its quote made it market), settlementContract, fullAppData,
+ * executedFee (the signed fee is already in executedFeeAmount and a fee taken in the price is not measured
+ * here: "0"), executedFeeToken (the sell token) and the quote it was placed with.
  */
-export function orderView(state: OrderState, now: number, availableBalance: bigint | null = null): Order | null {
+export function presentOrder(state: OrderState, now: number, settlement: string, availableBalance: bigint | null = null): Order | null {
   const order = state.order;
   if (!order) return null;
   // Field by field: see derive.
-  const view: Order = {
+  const presented: Order = {
     uid: order.uid,
     owner: order.owner,
     creationDate: order.creationDate,
@@ -233,47 +237,6 @@ export function orderView(state: OrderState, now: number, availableBalance: bigi
     executedFeeAmount: state.executed.feeAmount.toString(),
     invalidated: isInvalidated(state),
     status: status(state, now) as OrderStatus,
-  };
-  if (order.class !== undefined) view.class = order.class;
-  if (order.fullAppData !== undefined) view.fullAppData = order.fullAppData;
-  if (order.quoteId !== undefined) view.quoteId = order.quoteId;
-  if (order.quote !== undefined) view.quote = order.quote;
-  return view;
-}
-
-/**
- * An order as today's API returns it (every order endpoint, solvable_orders included): the seed's Order plus
- * class (limit unless its quote made it market), settlementContract, fullAppData, executedFee (the signed
- * fee is already in executedFeeAmount and a fee taken in the price is not measured here: "0"),
- * executedFeeToken (the sell token) and the quote it was placed with.
- */
-export function presentOrder(order: Order, settlement: string): Order {
-  // Field by field: see derive.
-  const presented: Order = {
-    uid: order.uid,
-    owner: order.owner,
-    creationDate: order.creationDate,
-    sellToken: order.sellToken,
-    buyToken: order.buyToken,
-    receiver: order.receiver,
-    sellAmount: order.sellAmount,
-    buyAmount: order.buyAmount,
-    validTo: order.validTo,
-    appData: order.appData,
-    feeAmount: order.feeAmount,
-    kind: order.kind,
-    partiallyFillable: order.partiallyFillable,
-    sellTokenBalance: order.sellTokenBalance,
-    buyTokenBalance: order.buyTokenBalance,
-    signingScheme: order.signingScheme,
-    signature: order.signature,
-    availableBalance: order.availableBalance,
-    executedSellAmount: order.executedSellAmount,
-    executedSellAmountBeforeFees: order.executedSellAmountBeforeFees,
-    executedBuyAmount: order.executedBuyAmount,
-    executedFeeAmount: order.executedFeeAmount,
-    invalidated: order.invalidated,
-    status: order.status,
     class: order.class ?? 'limit',
     settlementContract: settlement,
     fullAppData: order.fullAppData ?? null,

@@ -16,7 +16,7 @@ import { projections } from '../../../src/orderbook/read/projections/index.js';
 import { stateOf, type OrderDoc } from '../../../src/orderbook/read/projections/orders.js';
 import { digestReadModel, type Digest } from '../../../src/orderbook/read/digest.js';
 import { replayOrderbook } from '../../../src/orderbook/read/replay.js';
-import { orderView, presentOrder } from '../../../src/orderbook/write/order-state.js';
+import { presentOrder } from '../../../src/orderbook/write/order-state.js';
 import { logger } from '../../../src/logger.js';
 import { repoPath } from '../../../src/paths.js';
 import { standingFactsInLog } from '../../../src/orderbook/chain/indexer.js';
@@ -64,8 +64,8 @@ describe('a log of 2026-11 read by today\'s code', function () {
     const rows = await readModels.find<OrderDoc>('orders', { orderBy: [{ column: 'id' }] });
     const orders: Record<string, unknown> = {};
     for (const row of rows) {
-      const view = orderView(stateOf(row.doc), answers.now);
-      if (view) orders[row.key] = presentOrder(view, SETTLEMENT);
+      const order = presentOrder(stateOf(row.doc), answers.now, SETTLEMENT);
+      if (order) orders[row.key] = order;
     }
     assert.ok(Object.keys(answers.orders).length > 50);
     assert.deepEqual(orders, answers.orders);

@@ -15,7 +15,7 @@ import {
   foldOrderEvents,
   initialState,
   isInvalidated,
-  orderView,
+  presentOrder,
   status,
   type OrderState,
 } from '../../../src/orderbook/write/order-state.js';
@@ -30,6 +30,7 @@ import { DEV_KEYS } from '../../support/vectors.js';
 const DOMAIN = gpv2Domain(1, '0x9008D19f58AAbD9eD0D60971565AA8510560ab41');
 const SEPARATOR = domainSeparator(DOMAIN);
 const NOW = 1_800_000_000;
+const SETTLEMENT = '0x9008d19f58aabd9ed0d60971565aa8510560ab41';
 const VALID_TO = NOW + 3600;
 const alice = new Wallet(DEV_KEYS[1]);
 const bob = new Wallet(DEV_KEYS[2]);
@@ -247,7 +248,7 @@ describe('order decider: chain facts', () => {
     stream.run(trade(order, chain(30), 505n, 260n, 5n));
     assert.equal(stream.state.fullyExecuted, false);
     assert.equal(stream.status(), 'open');
-    const view = orderView(stream.state, NOW, 123n);
+    const view = presentOrder(stream.state, NOW, SETTLEMENT, 123n);
     assert.ok(view);
     assert.equal(view.executedSellAmount, '505');
     assert.equal(view.executedSellAmountBeforeFees, '500');
@@ -288,7 +289,7 @@ describe('order decider: chain facts', () => {
     assert.equal(stream.state.invalidatedOnChain, true);
     assert.equal(stream.state.fullyExecuted, false);
     assert.equal(stream.status(), null);
-    assert.equal(orderView(stream.state, NOW), null);
+    assert.equal(presentOrder(stream.state, NOW, SETTLEMENT), null);
   });
 
   it('invalidates on-chain once per log, and a revert of the only invalidation makes the order open again', async () => {
@@ -297,7 +298,7 @@ describe('order decider: chain facts', () => {
     assert.equal(stream.run({ type: 'InvalidateOrder', data: { uid: order.uid, chain: at } }).length, 1);
     assert.deepEqual(stream.run({ type: 'InvalidateOrder', data: { uid: order.uid, chain: at } }), []);
     assert.equal(stream.status(), 'cancelled');
-    assert.equal(orderView(stream.state, NOW)?.invalidated, true);
+    assert.equal(presentOrder(stream.state, NOW, SETTLEMENT)?.invalidated, true);
 
     const reverted = stream.run({ type: 'RevertChainEvent', data: { uid: order.uid, blockHash: at.blockHash, logIndex: 1 } });
     assert.deepEqual(reverted.map((e) => [e.type, e.data]), [
