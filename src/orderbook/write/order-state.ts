@@ -89,7 +89,8 @@ export function tradesOf(facts: readonly ChainFact[]): readonly TradeRecordedDat
  * The state of an order, cancellation and chain facts: everything else is derived from the facts not
  * reverted. The states here are written out field by field rather than spread from the previous one:
  * on Node 20's V8, `{ ...state, field }` (a spread followed by a property) takes a slow path that costs
- * microseconds and leaves survivors for the garbage collector (bench/orderbook.ts replay and growth).
+ * microseconds per object and leaves garbage that survives the young generation's collections (seen
+ * with --trace-gc-nvp on the service while it answered GET /api/v1/orders/{UID}).
  */
 function derive(order: OrderCreatedData | null, cancellation: OrderCancelledData | null, chainFacts: readonly ChainFact[]): OrderState {
   const fullyExecuted = (executed: ExecutedAmounts) =>
