@@ -166,7 +166,8 @@ export class SolvableOrders {
   private cursor = 0;
   /** The read model's checkpoint this view has caught up with. */
   private syncedTo = 0;
-  private syncing: Promise<void> | undefined;
+  /** The last refresh asked for, settled either way: the next one runs after it. */
+  private refreshed: Promise<void> = Promise.resolve();
   private built: Built | undefined;
   /** The segments of the last answer, by the first order of each (funded or not). */
   private segments = new Map<Entry, Segment>();
@@ -233,17 +234,9 @@ export class SolvableOrders {
     };
     // A refresh that fails (the store did not answer) fails its own callers only: the one after it runs,
     // from the cursor the view stands at.
-    const next = (this.syncing ?? Promise.resolve()).then(run);
-    const settled: Promise<void> = next.then(
-      () => this.settle(settled),
-      () => this.settle(settled),
-    );
-    this.syncing = settled;
+    const next = this.refreshed.then(run);
+    this.refreshed = next.catch(() => undefined);
     return next;
-  }
-
-  private settle(refresh: Promise<void>): void {
-    if (this.syncing === refresh) this.syncing = undefined;
   }
 
   /** The balances to keep current at every block: those of the open orders' owners and sell tokens. */
