@@ -23,6 +23,8 @@ export interface Workload {
   headers?: Record<string, string>;
   /** Bodies drawn by Zipf rank: bodies[0] is the hottest. */
   zipf?: { bodies: string[]; exponent: number };
+  /** Paths drawn uniformly, each request one of them (the url's own path otherwise). */
+  paths?: string[];
 }
 
 export interface LoadOptions {
@@ -51,8 +53,11 @@ function requestLines(method: Workload['method'], headers: Record<string, string
   return lines;
 }
 
-function script(workload: Workload): string {
+/** The Lua of runLoad; `dir` holds the files it reads (the paths, one per line: a table constructor of
+ * 100,000 strings is beyond LuaJIT's constants per function). */
+function script(workload: Workload, dir: string): string {
   const lines = requestLines(workload.method, workload.headers);
+  if (workload.zipf && workload.paths) throw new Error('a workload draws bodies or paths, not both');
   if (workload.body !== undefined) lines.push(`wrk.body = ${lua(workload.body)}`);
   if (workload.zipf) {
     const { bodies, exponent } = workload.zipf;
@@ -67,6 +72,17 @@ function script(workload: Workload): string {
       '  while lo < hi do local mid = math.floor((lo + hi) / 2); if cdf[mid] < r then lo = mid + 1 else hi = mid end end',
       '  return wrk.format(nil, nil, nil, bodies[lo])',
       'end',
+    );
+  }
+  if (workload.paths) {
+    if (workload.paths.some((path) => !path.startsWith('/') || /\s/.test(path))) throw new Error('a path to draw is not an absolute path without spaces');
+    const file = join(dir, 'paths');
+    writeFileSync(file, workload.paths.join('\n') + '\n');
+    lines.push(
+      'local paths = {}',
+      // Seeded in init, the thread's own state: every run draws the same sequence.
+      `function init(args) for line in io.lines(${lua(file)}) do paths[#paths + 1] = line end; math.randomseed(42) end`,
+      'request = function() return wrk.format(nil, paths[math.random(#paths)]) end',
     );
   }
   lines.push(
@@ -115,7 +131,7 @@ async function runWrk(
 }
 
 export async function runLoad(workload: Workload, options: LoadOptions): Promise<LoadResult> {
-  const output = await runWrk(workload.url, options, () => script(workload));
+  const output = await runWrk(workload.url, options, (dir) => script(workload, dir));
   const line = output.split('\n').find((l) => l.startsWith(RESULT_MARK));
   if (!line) throw new Error(`wrk printed no result: ${output}`);
   const [requests, durationUs, errors, p50Us, p99Us] = line.slice(RESULT_MARK.length).trim().split(/\s+/).map(Number);

@@ -17,8 +17,9 @@
  *   other (SQLite; every quote is a QuoteIssued event appended to the log);
  * - growth: one SQLite service filled to each of `growthLevels` open orders (10,000, 50,000, 100,000): at each,
  *   solvable_orders p50/p99 plain and gzip in a pause (the answer cached; timed by wrk), the first GET after one more order
- *   (the answer rebuilt), GET /api/v1/orders/{UID} p50/p99 of random orders, and the service's resident
- *   memory per open order (RSS at the level minus RSS before the first order, divided).
+ *   (the answer rebuilt), GET /api/v1/orders/{UID} p50/p99 of random orders (timed by wrk, beside the same
+ *   GETs of a static node:http server answering a body of the order's size: this machine's floor), and the
+ *   service's resident memory per open order (RSS at the level minus RSS before the first order, divided).
  * Run alone: `node dist/bench/orderbook.js [section ...]` (DATABASE_URL for PostgreSQL; BENCH_GROWTH_LEVELS=10000,50000
  * for fewer growth levels; BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' for a profile of the
  * service), or through `npm run bench`.
@@ -43,7 +44,8 @@ import { spawnService, type ServiceProcess } from '../test/support/process.js';
 import { fundTrader } from '../test/support/solver.js';
 import { measureSigning } from './signing.js';
 import { runLoad, sendOnce } from './load.js';
-import { cpuSeconds, printTargets, round, type Figure, type Target } from './tools.js';
+import { cpuSeconds, printTargets, round, startChild, type Figure, type Target } from './tools.js';
+import { repoPath } from '../src/paths.js';
 
 export interface OrderbookBenchOptions {
   /** PostgreSQL for the intake on PostgreSQL (default: DATABASE_URL from the configuration). */
@@ -170,17 +172,41 @@ async function drain(body: AsyncIterable<Uint8Array>): Promise<number> {
 }
 
 /**
- * p50 and p99 of sequential GETs of solvable_orders over `seconds`, after a second of the same untimed, timed
- * by wrk (one connection): a client in C that leaves no garbage. An undici client measured its own
- * collections: the 12 MB of chunks each GET brings it start a full collection every ~30 GETs ("external
- * memory pressure" in --trace-gc), and those pauses were the p99 (10-20 ms against a 4 ms median).
+ * p50 and p99 of sequential GETs over `seconds`, after a second of the same untimed, timed by wrk (one
+ * connection): a client in C that leaves no garbage. An undici client measured its own collections: the
+ * 12 MB of chunks each GET of solvable_orders brings it start a full collection every ~30 GETs ("external
+ * memory pressure" in --trace-gc), and those pauses were the p99 (10-20 ms against a 4 ms median). For
+ * one order by UID, the client's scavenges (it holds the market's signed orders) added 0.5-1.5 ms to the
+ * p99. `paths`: each GET one of them, drawn uniformly (the url's path otherwise).
  */
-async function timeSolvable(url: string, headers: Record<string, string>, seconds: number): Promise<{ p50Ms: number; p99Ms: number }> {
-  const workload = { url, method: 'GET' as const, headers };
+async function timeSequentialGets(url: string, seconds: number, options: { headers?: Record<string, string>; paths?: string[] } = {}): Promise<{ p50Ms: number; p99Ms: number }> {
+  const workload = { url, method: 'GET' as const, ...options };
   await runLoad(workload, { connections: 1, seconds: 1 });
   const result = await runLoad(workload, { connections: 1, seconds });
-  if (result.errors > 0) throw new Error(`GET solvable_orders: ${result.errors} errors`);
+  if (result.errors > 0) throw new Error(`GET ${url}: ${result.errors} errors`);
   return result;
+}
+
+/**
+ * The same GETs of a node:http server that answers a body of `bytes` bytes and does nothing else
+ * (static-http.ts), in a child process as the service is: the floor this machine puts under any GET now.
+ */
+async function timeStaticGets(bytes: number, seconds: number): Promise<{ p50Ms: number; p99Ms: number }> {
+  const port = await freePort();
+  const child = startChild(process.execPath, [repoPath('dist', 'bench', 'static-http.js'), String(port), String(bytes)]);
+  try {
+    const url = `http://127.0.0.1:${port}/`;
+    for (let tries = 0; ; tries++) {
+      if (child.process.exitCode !== null) throw new Error(`static-http exited: ${child.output()}`);
+      const answered = await fetch(url).then((res) => res.arrayBuffer().then(() => res.ok), () => false);
+      if (answered) break;
+      if (tries > 100) throw new Error(`static-http did not answer: ${child.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return await timeSequentialGets(url, seconds);
+  } finally {
+    await child.stop();
+  }
 }
 
 async function benchEngine(
@@ -215,9 +241,9 @@ async function benchEngine(
     await drain(revalidated.body);
     if (revalidated.statusCode !== 304) throw new Error(`If-None-Match with the current ETag answered ${revalidated.statusCode}`);
     const url = `${base}/api/v1/solvable_orders`;
-    const plain = await timeSolvable(url, {}, options.solvableSeconds);
-    const gzip = await timeSolvable(url, { 'accept-encoding': 'gzip' }, options.solvableSeconds);
-    const notModified = await timeSolvable(url, { 'if-none-match': etag }, options.solvableSeconds);
+    const plain = await timeSequentialGets(url, options.solvableSeconds);
+    const gzip = await timeSequentialGets(url, options.solvableSeconds, { headers: { 'accept-encoding': 'gzip' } });
+    const notModified = await timeSequentialGets(url, options.solvableSeconds, { headers: { 'if-none-match': etag } });
     log(
       `${engine}: solvable_orders (${solvable.length} orders, ${(solvable.bytes / 1e6).toFixed(1)} MB, gzip ${(gzipBytes / 1e6).toFixed(1)} MB) ` +
         `p50 ${plain.p50Ms.toFixed(1)} ms, p99 ${plain.p99Ms.toFixed(1)} ms; ` +
@@ -269,11 +295,11 @@ function residentBytes(pid: number): number {
 }
 
 /** Milliseconds of each of `count` sequential GETs of `path`, body fully received, sorted. */
-async function timeGets(pool: Pool, paths: () => string, count: number, headers: Record<string, string> = {}): Promise<number[]> {
+async function timeGets(pool: Pool, path: string, count: number, headers: Record<string, string> = {}): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const started = process.hrtime.bigint();
-    const res = await pool.request({ path: paths(), method: 'GET', headers });
+    const res = await pool.request({ path, method: 'GET', headers });
     await drain(res.body);
     if (res.statusCode !== 200) throw new Error(`GET answered ${res.statusCode}`);
     times.push(Number(process.hrtime.bigint() - started) / 1e6);
@@ -307,11 +333,11 @@ async function benchGrowth(o: Required<Omit<OrderbookBenchOptions, 'databaseUrl'
     };
     for (const level of levels) {
       await post(level + extra - posted);
-      await timeGets(pool, () => '/api/v1/solvable_orders', 1); // builds the answer
+      await timeGets(pool, '/api/v1/solvable_orders', 1); // builds the answer
       // Timed by wrk, as in the engine sections: at 100,000 orders each plain GET brings a client 120 MB.
       const url = `${base}/api/v1/solvable_orders`;
-      const plain = await timeSolvable(url, {}, o.solvableSeconds);
-      const gzip = await timeSolvable(url, { 'accept-encoding': 'gzip' }, o.solvableSeconds);
+      const plain = await timeSequentialGets(url, o.solvableSeconds);
+      const gzip = await timeSequentialGets(url, o.solvableSeconds, { headers: { 'accept-encoding': 'gzip' } });
       // After a change: one more order, then the first GET (plain, then gzip), which rebuild the answer.
       const rebuiltPlain: number[] = [];
       const rebuiltGzip: number[] = [];
@@ -319,7 +345,7 @@ async function benchGrowth(o: Required<Omit<OrderbookBenchOptions, 'databaseUrl'
         await post(1);
         extra++;
         const headers: Record<string, string> = i % 2 === 0 ? {} : { 'accept-encoding': 'gzip' };
-        (i % 2 === 0 ? rebuiltPlain : rebuiltGzip).push(...(await timeGets(pool, () => '/api/v1/solvable_orders', 1, headers)));
+        (i % 2 === 0 ? rebuiltPlain : rebuiltGzip).push(...(await timeGets(pool, '/api/v1/solvable_orders', 1, headers)));
       }
       rebuiltPlain.sort((a, b) => a - b);
       rebuiltGzip.sort((a, b) => a - b);
@@ -327,13 +353,13 @@ async function benchGrowth(o: Required<Omit<OrderbookBenchOptions, 'databaseUrl'
       // The UIDs are picked out of the answer's text rather than parsed into 10k-100k objects: the client's
       // scavenges of those objects landed in the GETs timed next (6-12 ms pauses, seen with --trace-gc).
       const answer = await (await pool.request({ path: '/api/v1/solvable_orders', method: 'GET' })).body.text();
-      const orderUids = Array.from(answer.matchAll(/"uid":"(0x[0-9a-f]{112})"/g), (match) => match[1]);
-      const anyOrder = () => `/api/v1/orders/${orderUids[Math.floor(Math.random() * orderUids.length)]}`;
-      // Untimed first, as the other figures are warmed up: at the first level these are the process's first GETs
-      // by UID, and V8 was still compiling their path (service and client) on background threads during the
-      // timed ones, taking the two cores' time (perf record -a: ~70 ms of compiler threads in a 220 ms window).
-      await timeGets(pool, anyOrder, 1000);
-      const one = await timeGets(pool, anyOrder, 500);
+      const orderPaths = Array.from(answer.matchAll(/"uid":"(0x[0-9a-f]{112})"/g), (match) => `/api/v1/orders/${match[1]}`);
+      const orderBytes = await drain((await pool.request({ path: orderPaths[0], method: 'GET' })).body);
+      // wrk's untimed second also warms the path up: at the first level these are the process's first GETs by
+      // UID, and V8 compiles their path on background threads meanwhile, taking the two cores' time (perf
+      // record -a: ~70 ms of compiler threads in a 220 ms window).
+      const one = await timeSequentialGets(base, o.solvableSeconds, { paths: orderPaths });
+      const floor = await timeStaticGets(orderBytes, o.solvableSeconds);
       const rss = residentBytes(pid);
       const k = `${level / 1000}k`;
       Object.assign(figures, {
@@ -345,15 +371,18 @@ async function benchGrowth(o: Required<Omit<OrderbookBenchOptions, 'databaseUrl'
         [`orderbook.growth.${k}.solvable_orders_after_change.max`]: ms(rebuiltPlain.at(-1)!),
         [`orderbook.growth.${k}.solvable_orders_gzip_after_change.p50`]: ms(percentile(rebuiltGzip, 50)),
         [`orderbook.growth.${k}.solvable_orders_gzip_after_change.max`]: ms(rebuiltGzip.at(-1)!),
-        [`orderbook.growth.${k}.order.p50`]: ms(percentile(one, 50)),
-        [`orderbook.growth.${k}.order.p99`]: ms(percentile(one, 99)),
-        [`orderbook.growth.${k}.rss_per_open_order`]: { value: Math.round((rss - empty) / orderUids.length), unit: 'bytes' },
+        [`orderbook.growth.${k}.order.p50`]: ms(one.p50Ms),
+        [`orderbook.growth.${k}.order.p99`]: ms(one.p99Ms),
+        [`orderbook.growth.${k}.static_get.p50`]: ms(floor.p50Ms),
+        [`orderbook.growth.${k}.static_get.p99`]: ms(floor.p99Ms),
+        [`orderbook.growth.${k}.rss_per_open_order`]: { value: Math.round((rss - empty) / orderPaths.length), unit: 'bytes' },
       });
       log(
-        `growth ${orderUids.length} open orders: solvable_orders p50 ${plain.p50Ms.toFixed(1)} / p99 ${plain.p99Ms.toFixed(1)} ms, ` +
+        `growth ${orderPaths.length} open orders: solvable_orders p50 ${plain.p50Ms.toFixed(1)} / p99 ${plain.p99Ms.toFixed(1)} ms, ` +
           `gzip p50 ${gzip.p50Ms.toFixed(1)} / p99 ${gzip.p99Ms.toFixed(1)} ms; after a change p50 ${percentile(rebuiltPlain, 50).toFixed(1)} ` +
-          `(gzip ${percentile(rebuiltGzip, 50).toFixed(1)}) ms; order p50 ${percentile(one, 50).toFixed(2)} / p99 ${percentile(one, 99).toFixed(2)} ms; ` +
-          `RSS ${((rss - empty) / 1e6).toFixed(0)} MB over empty, ${Math.round((rss - empty) / orderUids.length)} B per open order`,
+          `(gzip ${percentile(rebuiltGzip, 50).toFixed(1)}) ms; order p50 ${one.p50Ms.toFixed(2)} / p99 ${one.p99Ms.toFixed(2)} ms ` +
+          `(a static node:http GET of its ${orderBytes} bytes: p50 ${floor.p50Ms.toFixed(2)} / p99 ${floor.p99Ms.toFixed(2)} ms); ` +
+          `RSS ${((rss - empty) / 1e6).toFixed(0)} MB over empty, ${Math.round((rss - empty) / orderPaths.length)} B per open order`,
       );
     }
     return figures;
