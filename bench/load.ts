@@ -53,8 +53,10 @@ function requestLines(method: Workload['method'], headers: Record<string, string
   return lines;
 }
 
-/** The Lua of runLoad; `dir` holds the files it reads (the paths, one per line: a table constructor of
- * 100,000 strings is beyond LuaJIT's constants per function). */
+/**
+ * The Lua of runLoad. `dir` holds the files it reads: the paths, one per line (LuaJIT cannot hold a table
+ * constructor of 100,000 strings in one function).
+ */
 function script(workload: Workload, dir: string): string {
   const lines = requestLines(workload.method, workload.headers);
   if (workload.zipf && workload.paths) throw new Error('a workload draws bodies or paths, not both');
