@@ -44,7 +44,7 @@ import { spawnService, type ServiceProcess } from '../test/support/process.js';
 import { fundTrader } from '../test/support/solver.js';
 import { measureSigning } from './signing.js';
 import { runLoad, sendOnce } from './load.js';
-import { cpuSeconds, printTargets, round, startChild, type Figure, type Target } from './tools.js';
+import { cpuSeconds, printTargets, round, startChild, waitForAnswer, type Figure, type Target } from './tools.js';
 import { repoPath } from '../src/paths.js';
 
 export interface OrderbookBenchOptions {
@@ -196,13 +196,15 @@ async function timeStaticGets(bytes: number, seconds: number): Promise<{ p50Ms: 
   const child = startChild(process.execPath, [repoPath('dist', 'bench', 'static-http.js'), String(port), String(bytes)]);
   try {
     const url = `http://127.0.0.1:${port}/`;
-    for (let tries = 0; ; tries++) {
-      if (child.process.exitCode !== null) throw new Error(`static-http exited: ${child.output()}`);
-      const answered = await fetch(url).then((res) => res.arrayBuffer().then(() => res.ok), () => false);
-      if (answered) break;
-      if (tries > 100) throw new Error(`static-http did not answer: ${child.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitForAnswer(
+      url,
+      {},
+      async (res) => {
+        await res.arrayBuffer();
+        return res.ok;
+      },
+      child,
+    );
     return await timeSequentialGets(url, seconds);
   } finally {
     await child.stop();

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 
 /** A JSON string of exactly `bytes` bytes (at least 2). */
-export function jsonOfSize(bytes: number): Buffer {
+function jsonOfSize(bytes: number): Buffer {
   return Buffer.from(JSON.stringify('x'.repeat(Math.max(0, bytes - 2))));
 }
 

@@ -85,13 +85,29 @@ export function startChild(command: string, args: string[], env: NodeJS.ProcessE
 
 /** Waits until a JSON-RPC POST of eth_chainId to `url` succeeds. */
 export async function waitForRpc(url: string, child?: Child, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
+  await waitForAnswer(
+    url,
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body },
+    async (res) => res.ok && Boolean(((await res.json()) as { result?: unknown }).result),
+    child,
+    timeoutMs,
+  );
+}
+
+/** Waits until a request to `url` gets an answer `accepted` takes (failing early if `child` exits). */
+export async function waitForAnswer(
+  url: string,
+  init: RequestInit,
+  accepted: (res: Response) => Promise<boolean>,
+  child?: Child,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child && child.process.exitCode !== null) throw new Error(`process exited: ${child.output()}`);
     try {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      if (res.ok && ((await res.json()) as { result?: unknown }).result) return;
+      if (await accepted(await fetch(url, init))) return;
     } catch {
       // not up yet
     }
