@@ -18,6 +18,7 @@ import {
   validateOrderCreation,
   checkFee,
   checkBalance,
+  canFund,
   parseOrderUid,
   type OrderValidationContext,
   type ValidatedOrder,
@@ -151,7 +152,11 @@ export class OrderBook {
       if (minimalFee !== null) checkFee(order, minimalFee, config.feeRatioBps);
     }
     if (order.signingScheme !== 'presign') {
-      checkBalance(order, await chain.balances.fetch(order.owner, order.sellToken));
+      // An amount read at the newest head the head source reported decides at once when it funds the order.
+      // One that does not is read again at the node's newest block before the order is refused: the owner
+      // may have been funded in a block not reported yet.
+      const atHead = chain.balances.atHead(order.owner, order.sellToken);
+      if (atHead === undefined || !canFund(order, atHead)) checkBalance(order, await chain.balances.fetch(order.owner, order.sellToken));
     }
     if (fullAppData !== null) await this.appData.register(order.appData, fullAppData);
     const creationDate = new Date(this.clock()).toISOString();

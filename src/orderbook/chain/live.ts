@@ -41,7 +41,8 @@ interface Known {
  * Spendable amounts (min(balanceOf, allowance to the vault relayer)). Reads for order creation arriving in
  * the same tick share one head lookup and one JSON-RPC batch, and an amount already read at that head block
  * is taken as it is (it cannot change within a block), so a burst of orders from the same owners reads each
- * pair once per block. At every new head the pairs of open orders are read again, in
+ * pair once per block. An amount read at the block the head source reports as the newest is also there
+ * without any call (`atHead`). At every new head the pairs of open orders are read again, in
  * one batched read. A pair that starts being tracked is read at once unless it was read since the latest
  * head: its order may have just become open (a presignature, a trade reverted by a reorganisation) and
  * must neither wait for the next block, which on a quiet dev chain may never come, nor be judged by an
@@ -60,14 +61,22 @@ export class ChainBalances implements SpendableBalances {
   private readonly wanted = new Map<string, OwnerToken>();
   private reading: Promise<void> | undefined;
 
+  /** `headBlock`: the number of the newest block the head source has reported, if any. */
   constructor(
     private readonly rpc: ChainRpc,
     private readonly vaultRelayer: string,
     private readonly logger: Logger,
+    private readonly headBlock: () => number | undefined,
   ) {}
 
   get(owner: string, token: string): bigint | undefined {
     return this.amounts.get(ownerTokenKey(owner, token))?.amount;
+  }
+
+  atHead(owner: string, token: string): bigint | undefined {
+    const known = this.amounts.get(ownerTokenKey(owner, token));
+    // The epoch too: a head reported again after a reorganisation has the same number and other contents.
+    return known !== undefined && known.epoch === this.epoch && known.block === this.headBlock() ? known.amount : undefined;
   }
 
   fetch(owner: string, token: string): Promise<bigint> {
@@ -227,7 +236,7 @@ export async function openChain({ network, config, logger }: ChainOptions): Prom
   });
   // Balances are read again at each new block of the network's head source (no polling of its own).
   const heads = network.heads;
-  const balances = new ChainBalances(rpc, deployment.vaultRelayer, log);
+  const balances = new ChainBalances(rpc, deployment.vaultRelayer, log, () => heads.latest?.number);
   const stopHeads = heads.onBlock(() => void balances.refresh());
   const quoter = new FeeQuoter(rpc, config);
   log.info({ settlement: deployment.settlement, vaultRelayer: deployment.vaultRelayer }, 'settlement contract');

@@ -65,7 +65,12 @@ export interface SpendableBalances {
   readonly version: number;
   /** min(balanceOf, allowance to the vault relayer) of `token` for `owner`, if known. */
   get(owner: string, token: string): bigint | undefined;
-  /** Reads the amount now (for order creation) and remembers it; rejects when the chain cannot be read. */
+  /**
+   * The amount read at the block the head source reports as the newest, if it was read there (none is read
+   * now): a new order of an owner already read at that block is checked without a call to the node.
+   */
+  atHead(owner: string, token: string): bigint | undefined;
+  /** Reads the amount at the node's newest block now (for order creation) and remembers it; rejects when the chain cannot be read. */
   fetch(owner: string, token: string): Promise<bigint>;
   /** The (owner, token) pairs to keep current on new blocks: those of the open orders. */
   track(pairs: Iterable<readonly [owner: string, token: string]>): void;

@@ -185,8 +185,16 @@ export function checkBalance(
   available: bigint,
 ): void {
   if (order.signingScheme === 'presign') return;
-  const needed = order.partiallyFillable ? 1n : order.sellAmount + order.feeAmount;
-  if (available < needed) throw orderbookErrors.insufficientBalance(needed, available);
+  if (!canFund(order, available)) throw orderbookErrors.insufficientBalance(neededToPlace(order), available);
+}
+
+/** Whether `available` funds the order by checkBalance's rule (presign orders aside). */
+export function canFund(order: OrderData, available: bigint): boolean {
+  return available >= neededToPlace(order);
+}
+
+function neededToPlace(order: OrderData): bigint {
+  return order.partiallyFillable ? 1n : order.sellAmount + order.feeAmount;
 }
 
 /**

@@ -84,7 +84,7 @@ describe('spendable balances (anvil)', () => {
 
   it('ChainBalances reads pairs of one tick in one batch and reuses an amount read at the current block', async () => {
     const rpc = recordingRpc(chain.rpc);
-    const balances = new ChainBalances(rpc, dev.vaultRelayer, logger);
+    const balances = new ChainBalances(rpc, dev.vaultRelayer, logger, () => undefined);
     const [a, b, again] = await Promise.all([
       balances.fetch(alice.address, dev.tokens.TKA),
       balances.fetch(alice.address, dev.tokens.TKB),

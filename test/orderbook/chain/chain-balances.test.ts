@@ -42,7 +42,7 @@ describe('ChainBalances: spendable amounts kept current (anvil)', () => {
 
   it('reads a newly tracked pair at once, unless it was read since the latest head; re-reads all at a new head', async () => {
     const rpc = recordingRpc(chain.rpc);
-    const balances = new ChainBalances(rpc, dev.vaultRelayer, logger);
+    const balances = new ChainBalances(rpc, dev.vaultRelayer, logger, () => undefined);
     let changes = 0;
     balances.onChange(() => changes++);
     // track() asks for its reads at once; settled() waits for them to end, and for nothing when none was asked.
@@ -79,6 +79,28 @@ describe('ChainBalances: spendable amounts kept current (anvil)', () => {
     assert.deepEqual(rpc.batches.slice(before).map(ownersRead), [[bob.address.toLowerCase()], [alice.address.toLowerCase()]]);
   });
 
+  it('atHead: the amount read at the reported head, none once another head is reported, even of the same number', async () => {
+    let reported: number | undefined;
+    const balances = new ChainBalances(chain.rpc, dev.vaultRelayer, logger, () => reported);
+    const amount = await balances.fetch(bob.address, dev.tokens.TKB);
+    const block = await chain.provider.getBlockNumber();
+    assert.equal(balances.atHead(bob.address, dev.tokens.TKB), undefined, 'no head reported yet');
+    reported = block;
+    assert.equal(balances.atHead(bob.address, dev.tokens.TKB), amount);
+    assert.equal(balances.atHead(alice.address, dev.tokens.TKB), undefined, 'a pair never read');
+
+    // The head source reports a new head of the same number (a reorganisation): none until read again.
+    const reading = balances.refresh();
+    assert.equal(balances.atHead(bob.address, dev.tokens.TKB), undefined);
+    await reading;
+    assert.equal(await balances.fetch(bob.address, dev.tokens.TKB), amount);
+    assert.equal(balances.atHead(bob.address, dev.tokens.TKB), amount);
+
+    // A higher head reported: the amount read at the one before does not answer.
+    reported = block + 1;
+    assert.equal(balances.atHead(bob.address, dev.tokens.TKB), undefined);
+  });
+
   it('coalesces refreshes asked for during a read instead of dropping them', async () => {
     // Batches wait at a gate, so that a read is surely in progress while the chain changes.
     let open: () => void = () => {};
@@ -86,7 +108,7 @@ describe('ChainBalances: spendable amounts kept current (anvil)', () => {
     let arrived: () => void = () => {};
     const rpc = recordingRpc(chain.rpc);
     const gated: ChainRpc = { call: rpc.call, batch: async (calls) => (arrived(), await gate, rpc.batch(calls)) };
-    const balances = new ChainBalances(gated, dev.vaultRelayer, logger);
+    const balances = new ChainBalances(gated, dev.vaultRelayer, logger, () => undefined);
     balances.track([[alice.address, dev.tokens.TKA]]);
     await balances.refresh();
     const amount = balances.get(alice.address, dev.tokens.TKA)!;
