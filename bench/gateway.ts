@@ -6,6 +6,8 @@
  *   nginx        a plain reverse proxy (one worker, upstream keep-alive)
  *   bare relay   node:http + undici pool forwarding bytes (bench/bare-relay.ts): the runtime's ceiling,
  *                with undici's dispatch API, and once more written the usual way (pool.request)
+ *   static http  node:http answering an old block's bytes and nothing else (bench/static-http.ts), under
+ *                the cache-hit load: the floor under a cache hit; once more spending 13 µs of CPU first
  *   gateway      uncached eth_blockNumber on {network_url}/ (as configured by default, and with each
  *                upstream call in an exchange of its own: UPSTREAM_BATCH_CALLS=1), the REST GET channel, a
  *                batch of 10, and repeated eth_getBlockByNumber over 1,000 old blocks drawn with a Zipf skew
@@ -35,12 +37,14 @@ import { serviceEnv, spawnService } from '../test/support/process.js';
 import { runLoad, type LoadResult, type Workload } from './load.js';
 import { startNginx } from './nginx.js';
 import { cpuSeconds, freePort, printTargets, round, startChild, waitForRpc, type Figure, type Target } from './tools.js';
+import { startStaticHttp } from './static-http.js';
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bootstrapDevChain } from '../src/devchain/gpv2.js';
 import { WsSpy } from '../test/support/ws-spy.js';
 
 const OLD_BLOCKS = 1_000;
+const FLOOR_BUSY_US = 13;
 const ZIPF_EXPONENT = 1.0;
 const rpcBody = (method: string, params: unknown[] = [], id: number = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
 const BLOCK_NUMBER = rpcBody('eth_blockNumber');
@@ -112,6 +116,14 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
       // Rank r (hot first) asks for an old block spread over the range, so hot blocks are not neighbours.
       rpcBody('eth_getBlockByNumber', [`0x${(1 + ((rank * 7919) % OLD_BLOCKS)).toString(16)}`, false]),
     );
+    // The floor under a cache hit: node:http answering an old block's bytes and doing nothing else; and the
+    // same server spending FLOOR_BUSY_US of CPU on each answer first, about what a cache hit's whole path
+    // costs in process (gateway-micro's cache_hit), to show what that much work costs over sockets.
+    const blockAnswer = await (await fetch(chain, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[0] })).text();
+    const floor = await startStaticHttp(Buffer.byteLength(blockAnswer));
+    stops.push(() => floor.stop());
+    const busyFloor = await startStaticHttp(Buffer.byteLength(blockAnswer), FLOOR_BUSY_US);
+    stops.push(() => busyFloor.stop());
 
     console.error(`${rounds} rounds at ${options.connections} connections, ${options.seconds} s per run`);
     for (let r = 1; r <= rounds; r++) {
@@ -120,6 +132,8 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
       await measure('baseline.nginx', post(nginx.url));
       await measure('baseline.bare_relay', post(bare.url), bare.pid);
       await measure('baseline.bare_relay_request_api', post(bareRequest.url), bareRequest.pid);
+      await measure('baseline.static_http', { url: floor.url, method: 'POST', zipf: { bodies, exponent: ZIPF_EXPONENT } }, floor.pid);
+      await measure('baseline.static_http_busy', { url: busyFloor.url, method: 'POST', zipf: { bodies, exponent: ZIPF_EXPONENT } }, busyFloor.pid);
 
       await runLoad(post(relaying.networkUrl), warmup);
       let calls = await relaying.upstreamCalls('eth_blockNumber');
@@ -185,13 +199,27 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
       value: round(repeated.rps / best.get('uncached_unbatched')!.rps, 3),
       unit: 'x',
     };
+    // CPU per request: the cache hit (repeated reads) against the bare relay, and the floor under it.
+    const cpuRatio = (a: string, b: string) => ({ value: round(best.get(a)!.cpuUs! / best.get(b)!.cpuUs!, 3), unit: 'x' });
+    figures['gateway.ratio.repeated_read_vs_bare_relay_cpu'] = cpuRatio('repeated_read', 'baseline.bare_relay');
+    figures['gateway.ratio.static_http_vs_bare_relay_cpu'] = cpuRatio('baseline.static_http', 'baseline.bare_relay');
+    figures['gateway.ratio.repeated_read_vs_static_http_cpu'] = cpuRatio('repeated_read', 'baseline.static_http');
+    figures['gateway.ratio.static_http_busy_vs_bare_relay_cpu'] = cpuRatio('baseline.static_http_busy', 'baseline.bare_relay');
+    figures['gateway.ratio.repeated_read_vs_static_http_busy_cpu'] = cpuRatio('repeated_read', 'baseline.static_http_busy');
     Object.assign(figures, await benchGatewayIdle());
     printTargets('issue 5', figures, TARGETS);
+    printTargets('issue 13', figures, ISSUE_13_TARGETS);
     return figures;
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   }
 }
+
+const ISSUE_13_TARGETS: Target[] = [
+  { label: 'uncached / bare relay', key: 'gateway.ratio.uncached_vs_bare_relay', atLeast: 0.9 },
+  { label: 'p99 uncached / bare relay', key: 'gateway.ratio.p99_uncached_vs_bare_relay', atMost: 1.5 },
+  { label: 'cache hit CPU / bare relay CPU', key: 'gateway.ratio.repeated_read_vs_bare_relay_cpu', atMost: 0.6 },
+];
 
 const TARGETS: Target[] = [
   { label: 'uncached / bare relay', key: 'gateway.ratio.uncached_vs_bare_relay', atLeast: 0.8 },

@@ -33,7 +33,6 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { loadConfig } from '../src/config.js';
 import { logger } from '../src/logger.js';
-import { freePort } from '../src/devchain/anvil.js';
 import { SqliteEventStore } from '../src/orderbook/store/sqlite.js';
 import { bootstrapDevChain, type DevChain } from '../src/devchain/gpv2.js';
 import { replayOrderbook } from '../src/orderbook/read/replay.js';
@@ -44,8 +43,8 @@ import { spawnService, type ServiceProcess } from '../test/support/process.js';
 import { fundTrader } from '../test/support/solver.js';
 import { measureSigning } from './signing.js';
 import { runLoad, sendOnce } from './load.js';
-import { cpuSeconds, printTargets, round, startChild, waitForAnswer, type Figure, type Target } from './tools.js';
-import { repoPath } from '../src/paths.js';
+import { cpuSeconds, freePort, printTargets, round, type Figure, type Target } from './tools.js';
+import { startStaticHttp } from './static-http.js';
 
 export interface OrderbookBenchOptions {
   /** PostgreSQL for the intake on PostgreSQL (default: DATABASE_URL from the configuration). */
@@ -192,22 +191,11 @@ async function timeSequentialGets(url: string, seconds: number, options: { heade
  * (static-http.ts), in a child process as the service is: the floor this machine puts under any GET now.
  */
 async function timeStaticGets(bytes: number, seconds: number): Promise<{ p50Ms: number; p99Ms: number }> {
-  const port = await freePort();
-  const child = startChild(process.execPath, [repoPath('dist', 'bench', 'static-http.js'), String(port), String(bytes)]);
+  const server = await startStaticHttp(bytes);
   try {
-    const url = `http://127.0.0.1:${port}/`;
-    await waitForAnswer(
-      url,
-      {},
-      async (res) => {
-        await res.arrayBuffer();
-        return res.ok;
-      },
-      child,
-    );
-    return await timeSequentialGets(url, seconds);
+    return await timeSequentialGets(server.url, seconds);
   } finally {
-    await child.stop();
+    await server.stop();
   }
 }
 
