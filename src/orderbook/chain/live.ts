@@ -74,9 +74,17 @@ export class ChainBalances implements SpendableBalances {
   }
 
   atHead(owner: string, token: string): bigint | undefined {
-    const known = this.amounts.get(ownerTokenKey(owner, token));
-    // The epoch too: a head reported again after a reorganisation has the same number and other contents.
-    return known !== undefined && known.epoch === this.epoch && known.block === this.headBlock() ? known.amount : undefined;
+    const head = this.headBlock();
+    return head === undefined ? undefined : this.readAt({ owner, token }, head)?.amount;
+  }
+
+  /**
+   * What a read at `block` found for the pair, in the current head epoch: the epoch too, since a head
+   * reported again after a reorganisation has the same number and other contents.
+   */
+  private readAt(pair: OwnerToken, block: number): Known | undefined {
+    const known = this.amounts.get(ownerTokenKey(pair.owner, pair.token));
+    return known !== undefined && known.block === block && known.epoch === this.epoch ? known : undefined;
   }
 
   fetch(owner: string, token: string): Promise<bigint> {
@@ -141,11 +149,7 @@ export class ChainBalances implements SpendableBalances {
     this.pending = [];
     try {
       const block = await headNumber(this.rpc);
-      const current = (p: OwnerToken) => {
-        const known = this.amounts.get(ownerTokenKey(p.owner, p.token));
-        return known !== undefined && known.block === block && known.epoch === this.epoch;
-      };
-      const stale = batch.map((p) => p.pair).filter((p) => !current(p));
+      const stale = batch.map((p) => p.pair).filter((p) => this.readAt(p, block) === undefined);
       if (stale.length > 0) await this.read(stale, block);
       for (const p of batch) p.resolve(this.amounts.get(ownerTokenKey(p.pair.owner, p.pair.token))!.amount);
     } catch (err) {

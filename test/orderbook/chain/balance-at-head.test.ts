@@ -6,7 +6,7 @@
  * no block the test mines, as a node whose heads are late.
  */
 import assert from 'node:assert/strict';
-import { parseUnits, type Wallet } from 'ethers';
+import type { Wallet } from 'ethers';
 import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
 import { gpv2Domain } from '../../../src/orderbook/domain/eip712.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
@@ -15,8 +15,7 @@ import { signOrder } from '../../support/orders.js';
 import { fundTrader } from '../../support/solver.js';
 import { postJson } from '../../support/http.js';
 import { readMetrics } from '../../support/upstreams.js';
-
-const e18 = (n: number) => parseUnits(String(n), 18);
+import { e18 } from '../../support/onchain.js';
 
 describe('order book: the balance check at the head the head source reported', function () {
   this.timeout(120_000);
