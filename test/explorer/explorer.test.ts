@@ -7,14 +7,13 @@
  * Screenshots of each page go to test-artifacts/screenshots.
  */
 import assert from 'node:assert/strict';
-import { parseUnits } from 'ethers';
 import type { Browser } from 'playwright-core';
 import { signCancellation, signOrder } from '../support/orders.js';
 import { deleteOrder, postOrder, settle, startOrderbookService, TOKENS, type OrderbookHarness } from '../support/orderbook.js';
 import { request, postWithHost } from '../support/http.js';
 import { launchBrowser, watchedPage, type WatchedPage } from '../support/browser.js';
+import { e18 } from '../support/onchain.js';
 
-const e18 = (n: number) => parseUnits(String(n), 18);
 const { TKA, TKB, TKC } = TOKENS;
 const market = (x: string, y: string) => (x.toLowerCase() < y.toLowerCase() ? [x, y] : [y, x]).map((a) => a.toLowerCase());
 

@@ -8,9 +8,10 @@ import WebSocket from 'ws';
 import { Redis } from 'ioredis';
 import { startTestService, type TestService } from '../support/service.js';
 import { http, postJson, postWithHost } from '../support/http.js';
-import { AnvilProcess, readMetrics, eventually } from '../support/upstreams.js';
+import { AnvilProcess, readMetrics } from '../support/upstreams.js';
 import { freePort } from '../../src/devchain/anvil.js';
 import { repoPath } from '../../src/paths.js';
+import { until } from '../support/wait.js';
 
 const call = (method: string, id: number | string = 1, params: unknown[] = []) => ({ jsonrpc: '2.0', id, method, params });
 
@@ -171,7 +172,7 @@ describe('gateway API keys and rate limits', function () {
         gateways.push({ url: `http://127.0.0.1:${port}`, child, output });
       }
       for (const g of gateways) {
-        await eventually(async () => (await http(`${g.url}/healthz`).catch(() => ({ status: 0 }))).status === 200, 30_000, `gateway ${g.url} ready: ${g.output.join('')}`);
+        await until(async () => (await http(`${g.url}/healthz`).catch(() => ({ status: 0 }))).status === 200, `gateway ${g.url} ready: ${g.output.join('')}`, 30_000);
       }
     });
     after(async () => {

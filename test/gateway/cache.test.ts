@@ -5,7 +5,8 @@ import { Redis } from 'ioredis';
 import { Wallet } from 'ethers';
 import { startTestService, type TestService } from '../support/service.js';
 import { postWithHost } from '../support/http.js';
-import { AnvilProcess, readMetrics, eventually, type MetricsReading } from '../support/upstreams.js';
+import { AnvilProcess, readMetrics, type MetricsReading } from '../support/upstreams.js';
+import { until } from '../support/wait.js';
 
 const DEV = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -90,7 +91,7 @@ describe('gateway cache', function () {
       });
       const hash = await anvil.rpc('eth_sendRawTransaction', [raw]);
       // anvil answers with the hash before its automine has made the block.
-      const mined = () => eventually(async () => (await anvil.rpc('eth_getTransactionReceipt', [hash])) !== null, 10_000, 'receipt');
+      const mined = () => until(async () => (await anvil.rpc('eth_getTransactionReceipt', [hash])) !== null, 'receipt', 10_000);
       await mined();
       await pool.checkHealth();
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../support/service.js';
-import { AnvilProcess, readMetrics, eventually } from '../support/upstreams.js';
+import { AnvilProcess, readMetrics } from '../support/upstreams.js';
+import { until } from '../support/wait.js';
 
 /** Reads that reach an upstream every time (no cache, coalescing off): block number and balances. */
 function read(i: number): string {
@@ -78,7 +79,7 @@ describe('gateway failover: one of two upstreams killed under load', function ()
 
     // Same port, new process: the health check puts it back and it takes calls again.
     await b.launch();
-    await eventually(() => pool.status()[1].healthy, 15_000, 'upstream 1 back in rotation');
+    await until(() => pool.status()[1].healthy, 'upstream 1 back in rotation', 15_000);
     const back = await readMetrics(service.url);
     assert.equal(back.value('ethgate_upstream_healthy', { upstream: 'mainnet/1', role: 'primary' }), 1);
     for (let i = 0; i < 20; i++) {

@@ -8,10 +8,11 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestService, type TestService } from '../support/service.js';
-import { AnvilProcess, TcpRelay, eventually, readMetrics } from '../support/upstreams.js';
+import { AnvilProcess, TcpRelay, readMetrics } from '../support/upstreams.js';
 import { DEV_ADDRESSES, prepareChain, probeInterface } from '../support/chain.js';
 import { WsClient } from '../support/ws.js';
 import { WsSpy } from '../support/ws-spy.js';
+import { until } from '../support/wait.js';
 
 interface Mined {
   number: number;
@@ -40,14 +41,14 @@ async function mineStream(anvil: AnvilProcess, probe: string, count: number, dur
     const before = Number(await anvil.rpc('eth_blockNumber'));
     if (i % 3 === 2) {
       await anvil.rpc('evm_mine');
-      await eventually(async () => Number(await anvil.rpc('eth_blockNumber')) > before, 5_000, 'the mined block');
+      await until(async () => Number(await anvil.rpc('eth_blockNumber')) > before, 'the mined block', 5_000);
       const block = await anvil.rpc('eth_getBlockByNumber', [`0x${(before + 1).toString(16)}`, false]);
       mined.push({ number: before + 1, hash: block.hash, at: Date.now() });
     } else {
       const data = probeInterface().encodeFunctionData('poke', [BigInt(1000 + i)]);
       const tx = await anvil.rpc<string>('eth_sendTransaction', [{ from: DEV_ADDRESSES[0], to: probe, data }]);
       let receipt: any = null;
-      await eventually(async () => (receipt = await anvil.rpc('eth_getTransactionReceipt', [tx])) !== null, 5_000, 'the receipt');
+      await until(async () => (receipt = await anvil.rpc('eth_getTransactionReceipt', [tx])) !== null, 'the receipt', 5_000);
       mined.push({ number: Number(receipt.blockNumber), hash: receipt.blockHash, at: Date.now(), tx });
     }
     await during?.(i);
@@ -112,7 +113,7 @@ for (const transport of ['http', 'ws'] as const) {
           if (i === 6) await relays[0].kill();
         });
         const last = mined.at(-1)!;
-        await eventually(() => arrivals.some((a) => a.sub === headsId && Number(a.result.number) === last.number), 5_000, 'the last head');
+        await until(() => arrivals.some((a) => a.sub === headsId && Number(a.result.number) === last.number), 'the last head', 5_000);
         await sleep(500); // anything late or doubled would show now
         const heads = arrivals.filter((a) => a.sub === headsId).filter((a) => Number(a.result.number) >= mined[0].number);
         const logs = arrivals.filter((a) => a.sub === logsId);
@@ -130,16 +131,16 @@ for (const transport of ['http', 'ws'] as const) {
         const logsId = (await client.call('eth_subscribe', ['logs', { address: probe }])).result;
         const snapshot = await anvil.rpc('evm_snapshot');
         const old = await mineStream(anvil, probe, 3);
-        await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 2, 5_000, 'the old chain\'s logs');
-        await eventually(() => arrivals.some((a) => a.sub === headsId && a.result.hash === old[2].hash), 5_000, 'the old head');
+        await until(() => arrivals.filter((a) => a.sub === logsId).length === 2, 'the old chain\'s logs', 5_000);
+        await until(() => arrivals.some((a) => a.sub === headsId && a.result.hash === old[2].hash), 'the old head', 5_000);
 
         // Back to the snapshot (no notification from anvil), then a longer chain with other logs.
         assert.equal(await anvil.rpc('evm_revert', [snapshot]), true);
         await anvil.rpc('evm_setNextBlockTimestamp', [Math.floor(Date.now() / 1000) + 100]);
         const replacing = await mineStream(anvil, probe, 4);
         const newTip = replacing.at(-1)!;
-        await eventually(() => arrivals.some((a) => a.sub === headsId && a.result.hash === newTip.hash), 5_000, 'the new head');
-        await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 2 + 2 + 3, 5_000, 'removed and new logs');
+        await until(() => arrivals.some((a) => a.sub === headsId && a.result.hash === newTip.hash), 'the new head', 5_000);
+        await until(() => arrivals.filter((a) => a.sub === logsId).length === 2 + 2 + 3, 'removed and new logs', 5_000);
         await sleep(300);
 
         const logs = arrivals.filter((a) => a.sub === logsId).map((a) => a.result);
@@ -170,14 +171,14 @@ for (const transport of ['http', 'ws'] as const) {
         const headsId = (await client.call('eth_subscribe', ['newHeads'])).result;
         const logsId = (await client.call('eth_subscribe', ['logs', { address: probe }])).result;
         const old = await mineStream(anvil, probe, 2); // two blocks, each with a log
-        await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 2, 5_000, 'the logs');
-        await eventually(() => arrivals.some((a) => a.sub === headsId && a.result.hash === old[1].hash), 5_000, 'the head');
+        await until(() => arrivals.filter((a) => a.sub === logsId).length === 2, 'the logs', 5_000);
+        await until(() => arrivals.some((a) => a.sub === headsId && a.result.hash === old[1].hash), 'the head', 5_000);
         const before = await readMetrics(service.url);
         assert.equal(await anvil.rpc('anvil_reorg', [2, []]), null);
         const replaced = await Promise.all(old.map((b) => anvil.rpc('eth_getBlockByNumber', [`0x${b.number.toString(16)}`, false])));
         assert.equal(replaced[1].number, `0x${old[1].number.toString(16)}`, 'the height is kept');
-        await eventually(() => arrivals.some((a) => a.sub === headsId && a.result.hash === replaced[1].hash), 5_000, 'the new head');
-        await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 4, 5_000, 'the removed logs');
+        await until(() => arrivals.some((a) => a.sub === headsId && a.result.hash === replaced[1].hash), 'the new head', 5_000);
+        await until(() => arrivals.filter((a) => a.sub === logsId).length === 4, 'the removed logs', 5_000);
         await sleep(300);
         const logs = arrivals.filter((a) => a.sub === logsId).map((a) => a.result);
         assert.deepEqual(logs.slice(2).map((l) => [l.transactionHash, l.removed]), [[old[1].tx, true], [old[0].tx, true]]);
@@ -202,10 +203,10 @@ for (const transport of ['http', 'ws'] as const) {
           const snapshot = await anvil.rpc('evm_snapshot');
           const base = Number(await anvil.rpc('eth_blockNumber'));
           const old = await mineStream(anvil, probe, 2);
-          await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 2, 5_000, 'the logs');
-          await eventually(() => service.gateway.network('mainnet').head === base + 2, 5_000, 'the head');
+          await until(() => arrivals.filter((a) => a.sub === logsId).length === 2, 'the logs', 5_000);
+          await until(() => service.gateway.network('mainnet').head === base + 2, 'the head', 5_000);
           await anvil.rpc('evm_revert', [snapshot]);
-          await eventually(() => arrivals.filter((a) => a.sub === logsId).length === 4, 5_000, 'the removed logs');
+          await until(() => arrivals.filter((a) => a.sub === logsId).length === 4, 'the removed logs', 5_000);
           const removed = arrivals.filter((a) => a.sub === logsId).slice(2).map((a) => a.result);
           assert.deepEqual(removed.map((l) => [l.transactionHash, l.removed]), [[old[1].tx, true], [old[0].tx, true]]);
           assert.equal(service.gateway.network('mainnet').head, base);
@@ -288,13 +289,13 @@ describe('upstream subscriptions seen at the node (WebSocket spy)', function () 
     await sleep(200);
     assert.equal(spy.subscriptions().find((s) => s.kind === 'newPendingTransactions')!.ended, false, 'b still uses it');
     assert.equal((await b.call('eth_unsubscribe', [pendingB])).result, true);
-    await eventually(() => spy.subscriptions().find((s) => s.kind === 'newPendingTransactions')!.ended, 5_000, 'eth_unsubscribe answered true');
+    await until(() => spy.subscriptions().find((s) => s.kind === 'newPendingTransactions')!.ended, 'eth_unsubscribe answered true', 5_000);
 
     // A client that disconnects takes its relayed subscription along.
     const c = await WsClient.connect(`${service.url.replace('http', 'ws')}/v1/jsonrpc/mainnet/ws`);
     await c.call('eth_subscribe', ['newPendingTransactions']);
     c.socket.terminate();
-    await eventually(() => spy.subscriptions().every((s) => s.kind === 'newHeads' || s.ended), 5_000, 'the dropped client\'s subscription ended');
+    await until(() => spy.subscriptions().every((s) => s.kind === 'newHeads' || s.ended), 'the dropped client\'s subscription ended', 5_000);
 
     await a.close();
     await b.close();

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../support/service.js';
-import { AnvilProcess, eventually } from '../support/upstreams.js';
+import { AnvilProcess } from '../support/upstreams.js';
 import { freePort } from '../../src/devchain/anvil.js';
 import { http, postWithHost } from '../support/http.js';
 import { validator } from '../../src/schemas.js';
+import { until } from '../support/wait.js';
 
 /** Every key of the agreed GET /status shape (docs/gateway-head.md), no more. */
 const UPSTREAM_KEYS = ['errorRate', 'head', 'id', 'lag', 'latencyMs', 'state', 'transport', 'url'];
@@ -39,7 +40,7 @@ describe('gateway: GET /status', function () {
       const res = await postWithHost(service.url, 'mainnet.localhost', { jsonrpc: '2.0', id: 1, method: 'eth_gasPrice', params: [] });
       assert.match(res.json.result, /^0x/);
     }
-    await eventually(async () => (await http(`${service.url}/status`)).json.networks.mainnet.upstreams[2].state === 'out');
+    await until(async () => (await http(`${service.url}/status`)).json.networks.mainnet.upstreams[2].state === 'out', 'the dead upstream out', 15_000);
 
     const res = await http(`${service.url}/status`);
     assert.equal(res.status, 200);

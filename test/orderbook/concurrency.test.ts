@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { parseUnits } from 'ethers';
 import { signCancellation, signOrder } from '../support/orders.js';
 import { deleteOrder, get, postOrder, startOrderbookService, TOKENS, type OrderbookHarness } from '../support/orderbook.js';
 import { databaseUrl, dropSchema } from '../support/postgres.js';
+import { e18 } from '../support/onchain.js';
 
-const e18 = (n: number | string) => parseUnits(String(n), 18);
 const { TKA, TKB } = TOKENS;
 const CONCURRENT = 50;
 

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { parseEther, parseUnits, Wallet } from 'ethers';
+import { parseEther, Wallet } from 'ethers';
 import { bootstrapDevChain, type DevChain } from '../../src/devchain/gpv2.js';
 import { gpv2Domain } from '../../src/orderbook/domain/eip712.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../support/chain.js';
@@ -23,8 +23,8 @@ import { until } from '../support/wait.js';
 import { replayCli } from '../support/replay.js';
 import { Interface, type InterfaceAbi } from 'ethers';
 import { gpv2Artifact } from '../../src/contracts/artifacts.js';
+import { e18 } from '../support/onchain.js';
 
-const e18 = (n: number | string) => parseUnits(String(n), 18);
 
 describe('order book: two instances on one PostgreSQL', function () {
   this.timeout(180_000);

@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { startTestChain, type TestChain } from '../support/chain.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { bootstrapDevChain, devChainPlan } from '../../src/devchain/gpv2.js';
-import { eventually } from '../support/upstreams.js';
+
 import { http, postWithHost } from '../support/http.js';
 import { WsClient } from '../support/ws.js';
 import { TcpRelay } from '../support/upstreams.js';
 import { createTestSchema, databaseUrl } from '../support/postgres.js';
+import { until } from '../support/wait.js';
 
 describe('service: the gateway serves whatever the order book does', function () {
   this.timeout(120_000);
@@ -64,10 +65,10 @@ describe('service: the gateway serves whatever the order book does', function ()
     // The cause is fixed: the contracts appear at the address; the order book comes up without a restart.
     const dev = await bootstrapDevChain(chain.rpc);
     assert.equal(dev.settlement, settlement);
-    await eventually(async () => (await http(`${service.url}/status`)).json.orderbook.state === 'up', 60_000, 'order book up');
+    await until(async () => (await http(`${service.url}/status`)).json.orderbook.state === 'up', 'order book up', 60_000);
     const up = await http(`${service.url}/api/v1/solvable_orders`);
     assert.equal(up.status, 200);
-    await eventually(async () => (await http(`${service.url}/healthz`)).status === 200, 30_000, 'healthz 200');
+    await until(async () => (await http(`${service.url}/healthz`)).status === 200, 'healthz 200', 30_000);
     const after = (await http(`${service.url}/status`)).json.orderbook;
     assert.equal(after.role, 'leader');
     assert.ok(service.orderbook, 'the running book is reachable from the service');
@@ -102,7 +103,7 @@ describe('service: the gateway serves whatever the order book does', function ()
       assert.deepEqual((await http(`${service.url}/healthz`)).json.down, ['orderbook']);
 
       await relay.revive();
-      await eventually(async () => (await http(`${service.url}/status`)).json.orderbook.state === 'up', 60_000, 'order book up');
+      await until(async () => (await http(`${service.url}/status`)).json.orderbook.state === 'up', 'order book up', 60_000);
       assert.equal((await http(`${service.url}/api/v1/solvable_orders`)).status, 200);
     } finally {
       await service?.stop();

@@ -109,14 +109,6 @@ export async function readMetrics(serviceUrl: string): Promise<MetricsReading> {
   };
 }
 
-/** Polls `check` until it holds (or fails after `timeoutMs`). */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 15_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /**
  * A TCP relay on its own loopback port in front of `targetPort`: one more "node" of the same chain (several

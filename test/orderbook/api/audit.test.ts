@@ -6,14 +6,13 @@
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { parseUnits } from 'ethers';
 import { signCancellation, signOrder, type SignedOrderCreation } from '../../support/orders.js';
 import { replayCli } from '../../support/replay.js';
 import { http } from '../../support/http.js';
 import { deleteOrder, get, postOrder, settle, startOrderbookService, TOKENS, type OrderbookHarness } from '../../support/orderbook.js';
+import { e18 } from '../../support/onchain.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const e18 = (n: number | string) => parseUnits(String(n), 18);
 const { TKA, TKB, TKC } = TOKENS;
 
 interface ApiEvent {

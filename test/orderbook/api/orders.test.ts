@@ -21,8 +21,8 @@ import {
 } from '../../support/orderbook.js';
 import { invalidateOrder, testToken, mined } from '../../support/solver.js';
 import { until } from '../../support/wait.js';
+import { e18 } from '../../support/onchain.js';
 
-const e18 = (n: number | string) => parseUnits(String(n), 18);
 const { TKA, TKB, TKC } = TOKENS;
 const now = () => Math.floor(Date.now() / 1000);
 

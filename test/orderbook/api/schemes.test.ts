@@ -4,13 +4,12 @@
  * settlement contract's PreSignature event before it is solvable. Neither can be cancelled off-chain.
  */
 import assert from 'node:assert/strict';
-import { parseUnits } from 'ethers';
 import { signCancellation, signOrder, orderData, orderCreation, type OrderParams } from '../../support/orders.js';
 import { caughtUp, deleteOrder, get, postOrder, startOrderbookService, TOKENS, type OrderbookHarness } from '../../support/orderbook.js';
 import { deployEip1271Wallet, eip1271Wallet, mined, setPreSignature, testToken } from '../../support/solver.js';
 import { orderDigest, packOrderUid, domainSeparator } from '../../../src/orderbook/domain/eip712.js';
+import { e18 } from '../../support/onchain.js';
 
-const e18 = (n: number | string) => parseUnits(String(n), 18);
 const { TKA, TKB } = TOKENS;
 
 describe('order book API: eip1271 and presign orders', function () {

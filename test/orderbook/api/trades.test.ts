@@ -4,11 +4,11 @@
  * and limit (default 100, at most 1000).
  */
 import assert from 'node:assert/strict';
-import { parseUnits, type TransactionReceipt, type Wallet } from 'ethers';
+import { type TransactionReceipt, type Wallet } from 'ethers';
 import { signOrder, type SignedOrderCreation } from '../../support/orders.js';
 import { get, postOrder, settle, startOrderbookService, TOKENS, type OrderbookHarness } from '../../support/orderbook.js';
+import { e18 } from '../../support/onchain.js';
 
-const e18 = (n: number | string) => parseUnits(String(n), 18);
 const { TKA, TKB } = TOKENS;
 
 interface ApiTrade {

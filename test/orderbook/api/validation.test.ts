@@ -5,13 +5,13 @@
  * query parameters. A refusal appends nothing to the log. Also the domain and the fee endpoint.
  */
 import assert from 'node:assert/strict';
-import { TypedDataEncoder, Wallet, parseUnits } from 'ethers';
+import { TypedDataEncoder, Wallet } from 'ethers';
 import type { OrderCreation } from '../../../src/generated/orderbook/order-creation.js';
 import { signOrder, type OrderParams } from '../../support/orders.js';
 import { get, postOrder, startOrderbookService, TOKENS, type OrderbookHarness } from '../../support/orderbook.js';
 import { http, request, type HttpResult } from '../../support/http.js';
+import { e18 } from '../../support/onchain.js';
 
-const e18 = (n: number | string) => parseUnits(String(n), 18);
 const { TKA, TKB, TKC } = TOKENS;
 const now = () => Math.floor(Date.now() / 1000);
 const UINT256_MAX = (1n << 256n) - 1n;

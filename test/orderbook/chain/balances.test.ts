@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MaxUint256, Wallet, parseUnits } from 'ethers';
+import { MaxUint256, Wallet } from 'ethers';
 import { readSpendable, ownerTokenKey } from '../../../src/orderbook/chain/balances.js';
 import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
 import { ChainError, type ChainRpc, type RpcCall } from '../../../src/orderbook/chain/rpc.js';
@@ -7,8 +7,8 @@ import { ChainBalances } from '../../../src/orderbook/chain/live.js';
 import { logger } from '../../../src/logger.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { deployEip1271Wallet, eip1271Wallet, fundTrader, mined, testToken } from '../../support/solver.js';
+import { e18 } from '../../support/onchain.js';
 
-const e18 = (n: number) => parseUnits(String(n), 18);
 
 /** The same RPC, recording the batches sent. */
 function recordingRpc(rpc: ChainRpc): ChainRpc & { batches: RpcCall[][] } {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { Wallet, parseUnits } from 'ethers';
+import { Wallet } from 'ethers';
 import { ChainBalances } from '../../../src/orderbook/chain/live.js';
 import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
 import type { ChainRpc, RpcCall } from '../../../src/orderbook/chain/rpc.js';
 import { logger } from '../../../src/logger.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { fundTrader, mined, testToken } from '../../support/solver.js';
+import { e18 } from '../../support/onchain.js';
 
-const e18 = (n: number) => parseUnits(String(n), 18);
 
 /** The same RPC, recording the eth_call batches sent (each pair is a balanceOf and an allowance call). */
 function recordingRpc(rpc: ChainRpc): ChainRpc & { batches: RpcCall[][] } {

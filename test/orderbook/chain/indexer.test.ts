@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseUnits } from 'ethers';
 import { openEventStore, type OpenedEventStore } from '../../../src/orderbook/store/index.js';
 import { logger } from '../../../src/logger.js';
 import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
@@ -24,8 +23,8 @@ import { orderData } from '../../support/orders.js';
 import { gpv2Domain } from '../../../src/orderbook/domain/eip712.js';
 import { fundTrader, orderDigest, orderUid, signOrder, TestSolver } from '../../support/solver.js';
 import { until } from '../../support/wait.js';
+import { e18 } from '../../support/onchain.js';
 
-const e18 = (n: number) => parseUnits(String(n), 18);
 
 describe('indexer: reconciling a deep reorganisation (anvil)', function () {
   this.timeout(60_000);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Wallet, id, parseUnits } from 'ethers';
+import { Wallet, id } from 'ethers';
 import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
 import { LogFollower, type FollowerChanges, type LogSink } from '../../../src/orderbook/chain/log-follower.js';
 import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from '../../../src/orderbook/chain/reorg.js';
@@ -17,6 +17,8 @@ import {
   orderUid,
   type TestOrder,
 } from '../../support/solver.js';
+import { until } from '../../support/wait.js';
+import { e18 } from '../../support/onchain.js';
 
 /** A consumer that applies changes to a store of logs keyed by (blockHash, logIndex) and keeps the checkpoint. */
 class StoreSink implements LogSink {
@@ -127,7 +129,7 @@ describe('log follower (anvil)', () => {
     // Following: new blocks are picked up by polling.
     f.start();
     const later = await invalidation();
-    await waitFor(() => sink.sorted().some((l) => l.type === 'OrderInvalidated' && l.orderUid === later));
+    await until(() => sink.sorted().some((l) => l.type === 'OrderInvalidated' && l.orderUid === later), 'the later invalidation, picked up by polling', 20_000);
     await f.stop();
     assert.deepEqual(sink.sorted(), await truth());
   });
@@ -136,7 +138,6 @@ describe('log follower (anvil)', () => {
     const trader = () => gasFundedWallet(chain.provider, chain);
     const alice = await trader();
     const bob = await trader();
-    const e18 = (n: number) => parseUnits(String(n), 18);
     await fundTrader(dev.tokens.TKA, alice, e18(10), dev.vaultRelayer);
     await fundTrader(dev.tokens.TKB, bob, e18(10), dev.vaultRelayer);
     await invalidation();
@@ -248,16 +249,9 @@ describe('log follower (anvil)', () => {
     const errors: Error[] = [];
     const running = follower(chain.rpc, sink, f.checkpoint, { reorgWindow: 3, onError: (err) => errors.push(err) });
     running.start();
-    await waitFor(() => errors.length > 0);
+    await until(() => errors.length > 0, 'the follower reporting the reorganisation', 20_000);
     await running.stop();
     assert.ok(errors[0] instanceof ReorgTooDeepError);
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

@@ -6,11 +6,11 @@ import {
   Wallet,
   concat,
   keccak256,
-  parseUnits,
+  
   toUtf8Bytes,
   type InterfaceAbi,
   type TransactionReceipt,
-} from 'ethers';
+ } from 'ethers';
 import { gpv2Artifact } from '../../../src/contracts/artifacts.js';
 import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
 import { isValidEip1271Signature } from '../../../src/orderbook/chain/eip1271.js';
@@ -40,8 +40,8 @@ import {
   TestSolver,
   type TestOrder,
 } from '../../support/solver.js';
+import { e18 } from '../../support/onchain.js';
 
-const e18 = (n: number | string) => parseUnits(String(n), 18);
 
 describe('settlement events', () => {
   it('have the topic0 values of the spec, taken from the contract ABI', () => {

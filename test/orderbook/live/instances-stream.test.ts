@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { parseEther, parseUnits, type Wallet } from 'ethers';
+import { parseEther, type Wallet } from 'ethers';
 import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
 import { gpv2Domain } from '../../../src/orderbook/domain/eip712.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
@@ -16,8 +16,8 @@ import { databaseUrl, dropSchema } from '../../support/postgres.js';
 import { http, postJson } from '../../support/http.js';
 import { openSse, type SseClient } from '../../support/sse.js';
 import { until } from '../../support/wait.js';
+import { e18 } from '../../support/onchain.js';
 
-const e18 = (n: number) => parseUnits(String(n), 18);
 
 describe('order book: event streams across two instances on one PostgreSQL', function () {
   this.timeout(180_000);

@@ -6,15 +6,14 @@
  * service's own store as the command handler would.
  */
 import assert from 'node:assert/strict';
-import { parseUnits } from 'ethers';
 import { signCancellation, signOrder } from '../../support/orders.js';
 import { deleteOrder, get, postOrder, startOrderbookService, TOKENS, type OrderbookHarness } from '../../support/orderbook.js';
 import { openSse, type SseClient } from '../../support/sse.js';
 import { orderEvents, synthesiseLog } from '../../support/synthetic-log.js';
 import { orderStreamId } from '../../../src/orderbook/write/events.js';
 import { until } from '../../support/wait.js';
+import { e18 } from '../../support/onchain.js';
 
-const e18 = (n: number) => parseUnits(String(n), 18);
 const { TKA, TKB } = TOKENS;
 const BOUND = 64 * 1024;
 

@@ -20,6 +20,7 @@ import {
   type StoredEvent,
 } from '../../../src/orderbook/store/types.js';
 import type { WriterJob, WriterTarget } from '../../support/eventstore-writer.js';
+import { until } from '../../support/wait.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const WRITER_SCRIPT = fileURLToPath(new URL('../../support/eventstore-writer.js', import.meta.url));
@@ -85,13 +86,6 @@ function event(type: string, data: unknown = {}): NewEvent {
 }
 
 /** Waits until `predicate` holds, checking whenever the store reports a head and every 20 ms. */
-async function eventually(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 interface Writer {
   /** Acknowledged appends: position → stream id. */
@@ -353,10 +347,10 @@ for (const impl of implementations) {
       const unsubscribe = store.subscribe((head) => stopped.push(head));
       store.subscribe((head) => heard.push(head));
       await store.append('a', [event('A'), event('B')], 'no_stream');
-      await eventually(() => heard.includes(2), 'the head after a local append');
+      await until(() => heard.includes(2), 'the head after a local append', 20_000);
       unsubscribe();
       await store.append('a', [event('C')], 2);
-      await eventually(() => heard.includes(3), 'the head after a second local append');
+      await until(() => heard.includes(3), 'the head after a second local append', 20_000);
       assert.deepEqual(stopped, [2], 'an ended subscription hears nothing more');
       assert.deepEqual(heard, [2, 3], 'each new head once, in order');
 
@@ -366,9 +360,9 @@ for (const impl of implementations) {
         other.subscribe((head) => heardThere.push(head));
         await (other as PostgresEventStore).listening();
         await store.append('b', [event('A')], 'no_stream');
-        await eventually(() => heardThere.includes(4), "the other instance hearing of this one's append");
+        await until(() => heardThere.includes(4), "the other instance hearing of this one's append", 20_000);
         await other.append('c', [event('A')], 'no_stream');
-        await eventually(() => heard.includes(5), "this instance hearing of the other one's append");
+        await until(() => heard.includes(5), "this instance hearing of the other one's append", 20_000);
         assert.deepEqual(heard, [2, 3, 4, 5]);
       }
     });
@@ -396,7 +390,7 @@ for (const impl of implementations) {
 
     it('keeps every acknowledged append when the writing process is killed with SIGKILL', async function () {
       const writer = startWriter({ target: location.target, prefix: 'burst', concurrency: 50 });
-      await eventually(() => writer.acks.size >= 500, '500 acknowledged appends', 30_000);
+      await until(() => writer.acks.size >= 500, '500 acknowledged appends', 30_000);
       writer.kill();
       const { signal, stderr } = await writer.exited;
       assert.equal(signal, 'SIGKILL', `the writer was killed mid-burst, not finished (stderr: ${stderr})`);
@@ -434,10 +428,10 @@ for (const impl of implementations) {
           await admin.end();
         }
         await store.append('after-cut', [event('A')], 'no_stream');
-        await eventually(() => heard.includes(1), 'the append made while the connection was down');
+        await until(() => heard.includes(1), 'the append made while the connection was down', 20_000);
         await other.listening();
         await store.append('after-cut', [event('B')], 1);
-        await eventually(() => heard.includes(2), 'an append once listening again');
+        await until(() => heard.includes(2), 'an append once listening again', 20_000);
         assert.deepEqual(heard, [1, 2]);
       });
 
