@@ -11,7 +11,7 @@
  * Allocation is what the heap grew by plus what every garbage collection of the run freed (v8.GCProfiler);
  * promotion is what the young-generation collections moved to the old generation, which should be little
  * more than the bare relay's: what a request leaves behind for longer than two of them is costly (see
- * src/in-flight.ts). Each workload runs in slices alternating with the bare relay,
+ * src/shared/in-flight.ts). Each workload runs in slices alternating with the bare relay,
  * and its added cost is measured against the bare relay's slices of the same run.
  *
  * BENCH_MICRO_SECONDS (4) and BENCH_MICRO_CONCURRENCY (50) change the runs; BENCH_MICRO_ONLY=<name> runs one
@@ -25,8 +25,8 @@ import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { Session } from 'node:inspector/promises';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { loadConfig } from '../src/config.js';
-import { startService, type Service } from '../src/service.js';
+import { loadConfig } from '../src/wiring/config.js';
+import { startService, type Service } from '../src/wiring/service.js';
 import { createMainServer } from '../src/http/server.js';
 import { gatewayFront } from '../src/gateway/http-front.js';
 import { startTestChain } from '../test/support/chain.js';

@@ -31,7 +31,7 @@
  * BENCH_IDLE_SECONDS (20) after a warm-up, as calls per minute.
  */
 import { rmSync } from 'node:fs';
-import { repoPath } from '../src/paths.js';
+import { repoPath } from '../src/shared/paths.js';
 import { startTestChain } from '../test/support/chain.js';
 import { serviceEnv, spawnService } from '../test/support/process.js';
 import { runLoad, type LoadResult, type Workload } from './load.js';
@@ -40,7 +40,7 @@ import { cpuSeconds, freePort, printTargets, round, startChild, waitForRpc, type
 import { startStaticHttp } from './static-http.js';
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bootstrapDevChain } from '../src/devchain/gpv2.js';
+import { bootstrapDevChain } from '../src/wiring/gpv2.js';
 import { WsSpy } from '../test/support/ws-spy.js';
 
 const OLD_BLOCKS = 1_000;

@@ -1,7 +1,7 @@
 /**
  * Order book figures (a measurement, not a test), in one run:
  * - intake: valid signed orders accepted per second through POST /api/v1/orders of a service child process
- *   (`node dist/src/main.js` on an external anvil with the GPv2 contracts), `concurrency` requests in
+ *   (`node dist/src/wiring/main.js` on an external anvil with the GPv2 contracts), `concurrency` requests in
  *   flight, each order sent once by wrk (bench/load.ts sendOnce), on SQLite and (when a database URL is
  *   given) PostgreSQL. The orders are signed before the clock starts (native secp256k1, the same signature as ethers' signTypedData), spread
  *   over `owners` funded owners; `intakeOrders` are timed after a warm-up;
@@ -31,10 +31,10 @@ import { pathToFileURL } from 'node:url';
 import { MaxUint256, parseEther, parseUnits, toBeHex } from 'ethers';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { loadConfig } from '../src/config.js';
-import { logger } from '../src/logger.js';
+import { loadConfig } from '../src/wiring/config.js';
+import { logger } from '../src/shared/logger.js';
 import { SqliteEventStore } from '../src/orderbook/store/sqlite.js';
-import { bootstrapDevChain, type DevChain } from '../src/devchain/gpv2.js';
+import { bootstrapDevChain, type DevChain } from '../src/wiring/gpv2.js';
 import { replayOrderbook } from '../src/orderbook/read/replay.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../test/support/chain.js';
 import { signOrderNative } from '../test/support/orders.js';

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { repoPath } from '../src/paths.js';
+import { repoPath } from '../src/shared/paths.js';
 import { benchGateway, benchGatewayIdle } from './gateway.js';
 import { benchGatewayMicro } from './gateway-micro.js';
 import type { Figure } from './tools.js';

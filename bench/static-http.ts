@@ -10,7 +10,7 @@
  */
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { repoPath } from '../src/paths.js';
+import { repoPath } from '../src/shared/paths.js';
 import { freePort, startChild, waitForAnswer } from './tools.js';
 
 /** The server in a child process (as the services measured beside it are), once it answers. */

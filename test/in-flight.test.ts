@@ -1,8 +1,8 @@
-/** The table of what is in flight (src/in-flight.ts): a Map's semantics, without a Map's promotions. */
+/** The table of what is in flight (src/shared/in-flight.ts): a Map's semantics, without a Map's promotions. */
 import assert from 'node:assert/strict';
 import { GCProfiler } from 'node:v8';
 import fc from 'fast-check';
-import { InFlight } from '../src/in-flight.js';
+import { InFlight } from '../src/shared/in-flight.js';
 import { promotedBytes } from './support/gc.js';
 
 type Op = { kind: 'set'; key: string; value: number } | { kind: 'delete'; key: string } | { kind: 'clear' };

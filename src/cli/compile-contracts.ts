@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { repoPath } from '../paths.js';
+import { repoPath } from '../shared/paths.js';
 import { localArtifactsDir, type LocalArtifact } from '../contracts/artifacts.js';
 
 const require = createRequire(import.meta.url);

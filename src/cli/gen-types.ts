@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync, mkdirSync, readdirSync, existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { compile } from 'json-schema-to-typescript';
-import { repoPath } from '../paths.js';
+import { repoPath } from '../shared/paths.js';
 
 /** Schemas that only hold shared $defs (primitives, per-method params) produce no module of their own. */
 const DEFINITIONS_ONLY = new Set([

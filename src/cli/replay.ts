@@ -9,7 +9,7 @@
  */
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../wiring/config.js';
 import { openEventStore } from '../orderbook/store/index.js';
 import { SqliteReadModelStore } from '../orderbook/read/models/sqlite.js';
 import { replay, type ReplayResult } from '../orderbook/read/rebuild.js';

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { repoPath } from '../paths.js';
+import { repoPath } from '../shared/paths.js';
 
 const require = createRequire(import.meta.url);
 

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { foundryBinary } from './foundry.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../shared/logger.js';
 
 export interface AnvilOptions {
   /** Used for the pid file and logs. */

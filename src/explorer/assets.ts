@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { repoPath } from '../paths.js';
+import { repoPath } from '../shared/paths.js';
 
 export interface Asset {
   file: string;

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { explorerAssets, type Asset } from './assets.js';
-import { logger } from '../logger.js';
+import { logger } from '../shared/logger.js';
 
 interface Loaded {
   body: Buffer;

@@ -6,7 +6,7 @@
  */
 import type { JsonRpcErrorObject } from '../generated/jsonrpc/response.js';
 import { PayloadTooLargeError, RequestAbortedError } from '../http/io.js';
-import { logger } from '../logger.js';
+import { logger } from '../shared/logger.js';
 
 export class RpcError extends Error {
   constructor(

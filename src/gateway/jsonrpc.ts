@@ -4,7 +4,7 @@
  */
 import type { JsonRpcRequest } from '../generated/jsonrpc/request.js';
 import type { JsonRpcResponse, JsonRpcErrorObject } from '../generated/jsonrpc/response.js';
-import { validator, hasDefinition, describeError, type Validator } from '../schemas.js';
+import { validator, hasDefinition, describeError, type Validator } from '../shared/schemas.js';
 import { rpcErrors, RpcError } from './errors.js';
 import { jsonDepthWithin, tooDeepMessage } from '../http/json-depth.js';
 

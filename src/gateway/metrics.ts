@@ -9,7 +9,7 @@
  * latency) counts into plain per-bucket numbers (`HistogramCells`) that the registry reads on a scrape.
  */
 import { Counter, Gauge, type CounterConfiguration, type Metric } from 'prom-client';
-import { registry } from '../metrics.js';
+import { registry } from '../shared/metrics.js';
 import { DEFAULT_RELAYED_METHODS, SUBSCRIPTION_METHODS } from './methods.js';
 
 const KNOWN_METHODS = new Set<string>([...DEFAULT_RELAYED_METHODS, ...SUBSCRIPTION_METHODS]);

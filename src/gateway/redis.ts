@@ -4,7 +4,7 @@
  * misses and the rate limits fall back to in-process counting.
  */
 import { Redis } from 'ioredis';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../shared/logger.js';
 
 const READY_TIMEOUT_MS = 5_000;
 

@@ -18,7 +18,7 @@ import type { WsUpstream } from './upstream/ws.js';
 import type { RpcOutcome } from './jsonrpc.js';
 import type { UpstreamCall } from './upstream/types.js';
 import { RpcError } from './errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../shared/logger.js';
 import type { HeadTracker } from './head/tracker.js';
 import type { HeadChange, TrackedBlock } from './head/chain.js';
 import { matchesLog, parseLogsFilter, type LogsFilter, type RawLog } from './head/logs-filter.js';

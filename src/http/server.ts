@@ -10,7 +10,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { registry } from '../metrics.js';
+import { registry } from '../shared/metrics.js';
 import { sendJson, presetHeader, endSocketWithJson } from './io.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;

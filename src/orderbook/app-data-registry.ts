@@ -5,7 +5,7 @@
  */
 import { ConcurrencyError, type EventStore } from './store/types.js';
 import type { AppDataObject } from '../generated/orderbook/app-data-object.js';
-import { validator } from '../schemas.js';
+import { validator } from '../shared/schemas.js';
 import { appDataHashOf, checkFullAppData, isAppDataHash, ZERO_APP_DATA } from './domain/app-data.js';
 import { orderbookErrors } from './domain/errors.js';
 import { appDataRegistered, appDataStreamId, type AppDataRegisteredData } from './write/book-events.js';

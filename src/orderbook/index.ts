@@ -3,8 +3,8 @@
  * the chain (the order book network the service gives it: chain/port.ts), the indexer, and the HTTP API.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../wiring/config.js';
+import type { Logger } from '../shared/logger.js';
 import type { OrderbookNetwork } from './chain/port.js';
 import { openEventStore, type OpenedEventStore } from './store/index.js';
 import { readModelStoreFor } from './read/models/index.js';

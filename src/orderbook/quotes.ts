@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EventStore } from './store/types.js';
-import type { OrderbookConfig } from '../config.js';
+import type { OrderbookConfig } from '../wiring/config.js';
 import type { OrderQuoteRequest } from '../generated/orderbook/order-quote-request.js';
 import type { OrderQuoteResponse } from '../generated/orderbook/order-quote-response.js';
-import { validator } from '../schemas.js';
+import { validator } from '../shared/schemas.js';
 import type { ChainContext } from './chain/port.js';
 import { orderbookErrors } from './domain/errors.js';
 import { resolveAppData, ZERO_APP_DATA } from './domain/app-data.js';

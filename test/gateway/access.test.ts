@@ -10,7 +10,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { http, postJson, postWithHost } from '../support/http.js';
 import { AnvilProcess, readMetrics } from '../support/upstreams.js';
 import { freePort } from '../../src/devchain/anvil.js';
-import { repoPath } from '../../src/paths.js';
+import { repoPath } from '../../src/shared/paths.js';
 import { until } from '../support/wait.js';
 
 const call = (method: string, id: number | string = 1, params: unknown[] = []) => ({ jsonrpc: '2.0', id, method, params });
@@ -150,7 +150,7 @@ describe('gateway API keys and rate limits', function () {
       for (let i = 0; i < 2; i++) {
         const port = await freePort();
         const output: string[] = [];
-        const child = spawn(process.execPath, [repoPath('dist', 'src', 'main.js')], {
+        const child = spawn(process.execPath, [repoPath('dist', 'src', 'wiring', 'main.js')], {
           env: {
             ...process.env,
             PORT: String(port),

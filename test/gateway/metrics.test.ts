@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { Histogram, Registry } from 'prom-client';
 import { HistogramCells } from '../../src/gateway/metrics.js';
-import { registry } from '../../src/metrics.js';
+import { registry } from '../../src/shared/metrics.js';
 
 describe('gateway metrics', () => {
   it('HistogramCells exposes what a prom-client Histogram fed the same values exposes', async () => {

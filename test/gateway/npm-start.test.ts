@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/devchain/anvil.js';
-import { repoPath } from '../../src/paths.js';
+import { repoPath } from '../../src/shared/paths.js';
 import { http } from '../support/http.js';
 import { until } from '../support/wait.js';
 
@@ -57,7 +57,7 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGKILL'] as const) {
       await until(async () => (await http(`${url}/healthz`).catch(() => undefined))?.status === 200, '/healthz 200', 60_000);
       const running = groupMembers(pgid);
       assert.equal(running.filter((m) => m.includes('anvil') && !m.includes('setpriv')).length, 4, running.join('\n'));
-      assert.ok(running.some((m) => m.includes('dist/src/main.js')), running.join('\n'));
+      assert.ok(running.some((m) => m.includes('dist/src/wiring/main.js')), running.join('\n'));
 
       const sent = Date.now();
       process.kill(npm.pid!, signal);

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { validator, hasDefinition } from '../../src/schemas.js';
-import { repoPath } from '../../src/paths.js';
+import { validator, hasDefinition } from '../../src/shared/schemas.js';
+import { repoPath } from '../../src/shared/paths.js';
 import { GET_METHODS, POST_METHODS, DEFAULT_RELAYED_METHODS } from '../../src/gateway/methods.js';
 
 const FILE = 'jsonrpc/method-params.schema.json';

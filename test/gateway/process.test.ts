@@ -1,5 +1,5 @@
 /**
- * The service as a user runs it: `node dist/src/main.js` (what `npm start` runs) with no configuration but a
+ * The service as a user runs it: `node dist/src/wiring/main.js` (what `npm start` runs) with no configuration but a
  * port and a data directory, so with the four default networks on embedded anvils. It serves a first
  * request within 10 seconds, restarts an embedded anvil that dies, and on SIGTERM or SIGINT exits with code 0
  * leaving no anvil behind.
@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/devchain/anvil.js';
-import { repoPath } from '../../src/paths.js';
+import { repoPath } from '../../src/shared/paths.js';
 import { http } from '../support/http.js';
 import { WsClient } from '../support/ws.js';
 import { DEV_KEYS, signedTransfer } from '../support/chain.js';
@@ -56,7 +56,7 @@ async function start(): Promise<Running> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ethgate-process-'));
   const began = Date.now();
   // A clean environment: no NETWORKS or UPSTREAM_* from the test run, so the defaults apply.
-  const child = spawn(process.execPath, [repoPath('dist/src/main.js')], {
+  const child = spawn(process.execPath, [repoPath('dist/src/wiring/main.js')], {
     cwd: repoPath(),
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -103,7 +103,7 @@ async function stopWith(running: Running, signal: NodeJS.Signals, toGroup: boole
   rmSync(running.dataDir, { recursive: true, force: true });
 }
 
-describe('the service as a process (node dist/src/main.js)', function () {
+describe('the service as a process (node dist/src/wiring/main.js)', function () {
   this.timeout(90_000);
   let running: Running | undefined;
 

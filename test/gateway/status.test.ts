@@ -3,7 +3,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { AnvilProcess } from '../support/upstreams.js';
 import { freePort } from '../../src/devchain/anvil.js';
 import { http, postWithHost } from '../support/http.js';
-import { validator } from '../../src/schemas.js';
+import { validator } from '../../src/shared/schemas.js';
 import { until } from '../support/wait.js';
 
 /** Every key of the agreed GET /status shape (docs/gateway-head.md), no more. */

@@ -19,7 +19,7 @@ import { startTestService } from '../support/service.js';
 import { postWithHost } from '../support/http.js';
 import { DEV_KEYS, signedTransfer } from '../support/chain.js';
 import { Transaction } from 'ethers';
-import { registry } from '../../src/metrics.js';
+import { registry } from '../../src/shared/metrics.js';
 
 type Fault = 'none' | 'refuse-json' | 'refuse-400' | 'refuse-500' | 'garbage' | 'string-ids' | 'drop-second' | 'cut-poison';
 

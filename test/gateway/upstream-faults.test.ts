@@ -12,7 +12,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { http, postJson, postWithHost, type HttpResult } from '../support/http.js';
 import { WsClient } from '../support/ws.js';
 import { Anvil, freePort } from '../../src/devchain/anvil.js';
-import { logger } from '../../src/logger.js';
+import { logger } from '../../src/shared/logger.js';
 
 const TIMEOUT_MS = 1_000;
 /** Generous: the point is that a request ends with a 502, not how fast. */

@@ -1,5 +1,5 @@
 /**
- * Durability: the service (`node dist/src/main.js`, a child in its own process group) is killed with
+ * Durability: the service (`node dist/src/wiring/main.js`, a child in its own process group) is killed with
  * kill -9 in the middle of a burst of 600 concurrent order POSTs, then started again on the same store
  * (SQLite under DATA_DIR, or a PostgreSQL schema). After the restart:
  * - every order that got its 201 is there, with the fields it was posted with;

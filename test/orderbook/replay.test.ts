@@ -17,7 +17,7 @@ import { replayOrderbook } from '../../src/orderbook/read/replay.js';
 import { checkOrderEvent, orderStreamId } from '../../src/orderbook/write/events.js';
 import { appDataRegistered, appDataStreamId, quoteIssued, quoteStreamId } from '../../src/orderbook/write/book-events.js';
 import { projections } from '../../src/orderbook/read/projections/index.js';
-import { logger } from '../../src/logger.js';
+import { logger } from '../../src/shared/logger.js';
 import { orderEvents, synthesiseLog, syntheticQuote } from '../support/synthetic-log.js';
 
 describe('order book replay', function () {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startTestChain, type TestChain } from '../support/chain.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { bootstrapDevChain, devChainPlan } from '../../src/devchain/gpv2.js';
+import { bootstrapDevChain, devChainPlan } from '../../src/wiring/gpv2.js';
 
 import { http, postWithHost } from '../support/http.js';
 import { WsClient } from '../support/ws.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { repoPath } from '../../src/paths.js';
+import { repoPath } from '../../src/shared/paths.js';
 
 const ROOT = repoPath();
 /** Where code lives: symbols and variables the documents name must appear in one of these. */

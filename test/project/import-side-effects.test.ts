@@ -1,7 +1,7 @@
 /**
  * No module does work at import (the viem rule): importing any module of the service reads no file, swaps
  * nothing process-wide (ethers' keccak256), starts no timer and adds no process listener. Start-up work
- * happens in src/service.ts (or on first use). Checked in a fresh Node process that watches those effects,
+ * happens in src/wiring/service.ts (or on first use). Checked in a fresh Node process that watches those effects,
  * then imports every compiled module under dist/src but the entry points (main.js, the CLIs, the replay
  * worker), which exist to do work. Node's process metrics are added to the registry by the service at
  * start (metrics.ts), the repository root found on first use (paths.ts), schemas loaded at the first check
@@ -13,9 +13,9 @@ import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { repoPath } from '../../src/paths.js';
+import { repoPath } from '../../src/shared/paths.js';
 
-const ENTRY_POINTS = new Set(['main.js', 'cli/compile-contracts.js', 'cli/gen-types.js', 'cli/replay.js', 'orderbook/read/replay-worker.js']);
+const ENTRY_POINTS = new Set(['wiring/main.js', 'cli/compile-contracts.js', 'cli/gen-types.js', 'cli/replay.js', 'orderbook/read/replay-worker.js']);
 
 function modules(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -30,9 +30,9 @@ const WATCHER = `
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { keccak256 } from 'ethers';
-// The one exception: the one logger (src/logger.ts) is made when first imported, and pino hooks its flush
+// The one exception: the one logger (src/shared/logger.ts) is made when first imported, and pino hooks its flush
 // on the process's exit. Imported before the watch begins.
-import './dist/src/logger.js';
+import './dist/src/shared/logger.js';
 const effects = [];
 let current = '';
 for (const name of ['readFileSync', 'readdirSync', 'openSync', 'readFile', 'open', 'statSync', 'existsSync']) {

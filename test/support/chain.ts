@@ -9,10 +9,10 @@
 import { ContractFactory, Interface, JsonRpcProvider, Wallet, Transaction, parseEther, toQuantity, type Contract } from 'ethers';
 import { readFileSync } from 'node:fs';
 import solc from 'solc';
-import { repoPath } from '../../src/paths.js';
+import { repoPath } from '../../src/shared/paths.js';
 import { Anvil } from '../../src/devchain/anvil.js';
 import { HttpUpstream } from '../../src/gateway/upstream/http.js';
-import { logger } from '../../src/logger.js';
+import { logger } from '../../src/shared/logger.js';
 import { chainRpcOver, type ChainRpc } from '../../src/orderbook/chain/rpc.js';
 
 /** anvil's funded dev accounts #0..#2, as anvil prints them at start. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Wallet } from 'ethers';
 import type { Order } from '../../src/generated/orderbook/order.js';
 import type { Trade } from '../../src/generated/orderbook/trade.js';
-import type { DevChain } from '../../src/devchain/gpv2.js';
+import type { DevChain } from '../../src/wiring/gpv2.js';
 import { gasFundedWallet, type TestChain } from './chain.js';
 import { http, postJson } from './http.js';
 import { e18, settledTrade, signed, type PlacedOrder } from './onchain.js';

@@ -64,7 +64,7 @@ async function writeFixture(dir: string): Promise<void> {
   const { digestReadModel } = await import('../../src/orderbook/read/digest.js');
   const { presentOrder } = await import('../../src/orderbook/write/order-state.js');
   const { stateOf } = await import('../../src/orderbook/read/projections/orders.js');
-  const { logger } = await import('../../src/logger.js');
+  const { logger } = await import('../../src/shared/logger.js');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const work = join(dir, 'work');

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { JsonRpcProvider, Wallet, parseUnits, type TypedDataDomain } from 'ethers';
-import { devChainPlan } from '../../src/devchain/gpv2.js';
+import { devChainPlan } from '../../src/wiring/gpv2.js';
 import type { RunningOrderbook } from '../../src/orderbook/index.js';
 import type { Order } from '../../src/generated/orderbook/order.js';
 import { gasFundedWallet } from './chain.js';

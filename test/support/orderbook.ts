@@ -4,7 +4,7 @@
  * with ether and test tokens, and small HTTP helpers for the /api/v1 endpoints.
  */
 import { JsonRpcProvider, Wallet, type TransactionReceipt, type TypedDataDomain } from 'ethers';
-import { devChainPlan } from '../../src/devchain/gpv2.js';
+import { devChainPlan } from '../../src/wiring/gpv2.js';
 import { gpv2Domain } from '../../src/orderbook/domain/eip712.js';
 import type { RunningOrderbook } from '../../src/orderbook/index.js';
 import { startTestService, type TestService } from './service.js';

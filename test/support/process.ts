@@ -1,5 +1,5 @@
 /**
- * The service as a separate process (`node dist/src/main.js`, what `npm start` runs), for tests and
+ * The service as a separate process (`node dist/src/wiring/main.js`, what `npm start` runs), for tests and
  * benchmarks that kill it, restart it, or run several: in its own process group, so that a kill -9 of the
  * group takes its embedded anvil along, as a crash of the machine's service would.
  */
@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/devchain/anvil.js';
-import { repoPath } from '../../src/paths.js';
+import { repoPath } from '../../src/shared/paths.js';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -43,17 +43,17 @@ export interface SpawnOptions {
   nodeArgs?: string[];
 }
 
-/** The options `npm start` gives node (package.json's start script: `exec node <options> dist/src/main.js`). */
+/** The options `npm start` gives node (package.json's start script: `exec node <options> dist/src/wiring/main.js`). */
 export function startNodeArgs(): string[] {
   const start = (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const words = start.split(/\s+/);
-  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/src/main.js'));
+  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/src/wiring/main.js'));
 }
 
 /** Starts the service with exactly `env` (plus PATH and HOME) and waits until /healthz answers 200. */
 export async function spawnService(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServiceProcess> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const child = spawn(process.execPath, [...startNodeArgs(), ...(options.nodeArgs ?? []), repoPath('dist/src/main.js')], {
+  const child = spawn(process.execPath, [...startNodeArgs(), ...(options.nodeArgs ?? []), repoPath('dist/src/wiring/main.js')], {
     cwd: repoPath(),
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

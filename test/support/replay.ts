@@ -1,7 +1,7 @@
 /** `npm run replay -- --json` as an auditor runs it: the CLI as a child process on a store. */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { repoPath } from '../../src/paths.js';
+import { repoPath } from '../../src/shared/paths.js';
 
 export interface ReplayOutput {
   events: number;

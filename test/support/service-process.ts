@@ -1,5 +1,5 @@
 /**
- * The service as a child process (`node dist/src/main.js`), for tests that kill it the hard way: each
+ * The service as a child process (`node dist/src/wiring/main.js`), for tests that kill it the hard way: each
  * child runs in its own process group, so that `kill9()` takes everything it started along, as a crash of
  * the machine would. Its log lines are kept to show when a test fails.
  */
@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/devchain/anvil.js';
-import { repoPath } from '../../src/paths.js';
+import { repoPath } from '../../src/shared/paths.js';
 import { startNodeArgs } from './process.js';
 import { http } from './http.js';
 
@@ -37,7 +37,7 @@ export interface ServiceProcessOptions {
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ethgate-child-'));
-  const child = spawn(process.execPath, [...startNodeArgs(), repoPath('dist/src/main.js')], {
+  const child = spawn(process.execPath, [...startNodeArgs(), repoPath('dist/src/wiring/main.js')], {
     cwd: repoPath(),
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
-import { startService, type Service } from '../../src/service.js';
+import { loadConfig } from '../../src/wiring/config.js';
+import { startService, type Service } from '../../src/wiring/service.js';
 
 export interface TestService extends Service {
   dataDir: string;

@@ -21,7 +21,7 @@ import {
   type TypedDataDomain,
 } from 'ethers';
 import { gpv2Artifact, localArtifact } from '../../src/contracts/artifacts.js';
-import { DEV_SOLVER, type DevChain } from '../../src/devchain/gpv2.js';
+import { DEV_SOLVER, type DevChain } from '../../src/wiring/gpv2.js';
 import { ORDER_TYPES } from '../../src/orderbook/domain/eip712.js';
 
 export type OrderKind = 'sell' | 'buy';

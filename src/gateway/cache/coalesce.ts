@@ -4,7 +4,7 @@
  * failsafe/policy.ts): two clients asking the same thing at the same moment may be given the same answer.
  */
 import type { RpcOutcome } from '../jsonrpc.js';
-import { InFlight } from '../../in-flight.js';
+import { InFlight } from '../../shared/in-flight.js';
 
 export class Coalescer {
   /** Not a Map, see in-flight.ts. */

@@ -6,7 +6,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../shared/logger.js';
 import { metrics } from '../metrics.js';
 
 export interface ResultCacheOptions {

@@ -15,7 +15,7 @@
  * - Listeners get each change in order: blocks removed (newest first), then blocks added (in order).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../shared/logger.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import type { UpstreamCall, UpstreamTransport } from '../upstream/types.js';
 import { WsUpstream } from '../upstream/ws.js';

@@ -16,8 +16,8 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
-import type { UpstreamHealthConfig } from '../../config.js';
-import type { Logger } from '../../logger.js';
+import type { UpstreamHealthConfig } from '../../wiring/config.js';
+import type { Logger } from '../../shared/logger.js';
 import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import { FILTER_CREATE_METHODS, FILTER_USE_METHODS, isBehindAnswer, mayRetry } from '../failsafe/policy.js';

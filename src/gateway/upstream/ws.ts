@@ -10,8 +10,8 @@ import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { toOutcome, batchOutcomes } from './outcome.js';
-import { InFlight } from '../../in-flight.js';
-import type { Logger } from '../../logger.js';
+import { InFlight } from '../../shared/in-flight.js';
+import type { Logger } from '../../shared/logger.js';
 
 interface Pending {
   resolve: (value: unknown) => void;

@@ -8,7 +8,7 @@ import type { Context, Next } from 'koa';
 import { OrderbookError, orderbookErrors, type OrderbookErrorKind } from '../domain/errors.js';
 import type { OrderbookErrorBody } from '../../generated/orderbook/error.js';
 import { PayloadTooLargeError, RequestAbortedError } from '../../http/io.js';
-import { logger } from '../../logger.js';
+import { logger } from '../../shared/logger.js';
 
 const STATUS_OF_KIND: Record<OrderbookErrorKind, number> = {
   rejected: 400,

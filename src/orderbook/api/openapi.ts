@@ -2,7 +2,7 @@
  * GET /api/v1/openapi.json: the order book API as OpenAPI 3.1, whose JSON Schema dialect is the one of
  * schemas/: bodies, answers and query parameters come from the same schema files the API validates with.
  */
-import { inlinedSchema } from '../../schemas.js';
+import { inlinedSchema } from '../../shared/schemas.js';
 
 const COMPONENTS: Record<string, string> = {
   OrderCreation: 'orderbook/order-creation.schema.json',

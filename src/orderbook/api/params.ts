@@ -1,6 +1,6 @@
 /** Query strings and bodies of the order book API, checked against schemas/orderbook/queries. */
 import type { Context } from 'koa';
-import { validator } from '../../schemas.js';
+import { validator } from '../../shared/schemas.js';
 import { orderbookErrors } from '../domain/errors.js';
 import { readBody, isJsonContentType } from '../../http/io.js';
 import { jsonDepthWithin, tooDeepMessage } from '../../http/json-depth.js';

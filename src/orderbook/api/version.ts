@@ -1,6 +1,6 @@
 /** GET /api/v1/version: the service's version (package.json's), read once on first use. */
 import { readFileSync } from 'node:fs';
-import { repoPath } from '../../paths.js';
+import { repoPath } from '../../shared/paths.js';
 
 let version: string | undefined;
 

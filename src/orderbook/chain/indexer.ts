@@ -11,7 +11,7 @@
  * lowest such block. The indexer reads no read model: what it needs is its own, on the write side.
  */
 import type { EventStore } from '../store/types.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../shared/logger.js';
 import type { OrderCommand } from '../write/decider.js';
 import { handleOrderCommand } from '../write/command-handler.js';
 import { chainEventKey, ORDER_EVENT_TYPES, parseOrderEvent, type OrderEventType } from '../write/events.js';

@@ -4,9 +4,9 @@
  * kept current block by block, fee quotes, and EIP-1271 checks, all through the order book network the
  * service gives it (port.ts).
  */
-import type { OrderbookConfig } from '../../config.js';
-import { CANONICAL_SETTLEMENT } from '../../config.js';
-import type { Logger } from '../../logger.js';
+import type { OrderbookConfig } from '../../wiring/config.js';
+import { CANONICAL_SETTLEMENT } from '../config.js';
+import type { Logger } from '../../shared/logger.js';
 import type { ChainContext, FeeQuotes, HeadSource, OrderbookNetwork, SpendableBalances } from './port.js';
 import type { FeeInformation } from '../../generated/orderbook/fee-information.js';
 import { headNumber, type ChainRpc } from './rpc.js';

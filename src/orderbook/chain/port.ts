@@ -1,7 +1,7 @@
 /**
  * The order book's chain port, in one place. Two sides:
  * - OrderbookNetwork: what the order book is given (the service wires it from the gateway's network, in
- *   src/orderbook-network.ts): JSON-RPC calls with failover, new heads, and, on the embedded dev chain, a
+ *   src/wiring/orderbook-network.ts): JSON-RPC calls with failover, new heads, and, on the embedded dev chain, a
  *   hook that deploys the dev contracts and says when the chain restarted empty. The order book imports
  *   nothing of the gateway.
  * - ChainContext: what the use cases need, built on it (chain/live.ts): the settlement contract (the

@@ -1,7 +1,7 @@
 /**
  * The order book's only way to the chain: a minimal JSON-RPC client interface. The service backs it with
  * the gateway's upstream pool of the order book network (`chainRpcOver(pool)`, wired in
- * src/orderbook-network.ts), so the order book reads the chain through the same failover as every client
+ * src/wiring/orderbook-network.ts), so the order book reads the chain through the same failover as every client
  * of the gateway, without knowing the gateway.
  */
 import type { Interface, Result } from 'ethers';

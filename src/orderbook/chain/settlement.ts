@@ -2,11 +2,11 @@
  * The GPv2Settlement contract of the order book network, as the order book needs it: its address, chain,
  * vault relayer and EIP-712 domain separator. On an external upstream nothing is deployed: the configured
  * settlement contract (SETTLEMENT_CONTRACT) or the canonical one is checked to be there and to answer as
- * GPv2Settlement. (The embedded dev chain deploys its own first: src/devchain/gpv2.ts.)
+ * GPv2Settlement. (The embedded dev chain deploys its own first: src/wiring/gpv2.ts.)
  */
 import { Interface, type InterfaceAbi } from 'ethers';
 import { gpv2Artifact } from '../../contracts/artifacts.js';
-import { CANONICAL_SETTLEMENT } from '../../config.js';
+import { CANONICAL_SETTLEMENT } from '../config.js';
 import { ChainError, fromQuantity, resultOf, type ChainRpc } from './rpc.js';
 
 export interface SettlementDeployment {

@@ -6,7 +6,7 @@
  * strict parser (order.ts) stays as it is and fields the reference ignores are ignored here too.
  */
 import { keccak256, toUtf8Bytes } from 'ethers';
-import { inlinedSchema } from '../../schemas.js';
+import { inlinedSchema } from '../../shared/schemas.js';
 import { orderbookErrors, type OrderbookError } from './errors.js';
 
 /** The app data the seed's clients sign: it names no document. */

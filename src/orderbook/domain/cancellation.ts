@@ -3,7 +3,7 @@
  * compared with the order's owner by the CancelOrder decider, which knows the order.
  */
 import type { OrderCancellation } from '../../generated/orderbook/order-cancellation.js';
-import { validator } from '../../schemas.js';
+import { validator } from '../../shared/schemas.js';
 import { cancellationDigest, cancellationsDigest } from './eip712.js';
 import type { OrderCancellations } from '../../generated/orderbook/order-cancellations.js';
 import { orderbookErrors } from './errors.js';

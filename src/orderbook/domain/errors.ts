@@ -8,7 +8,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { OrderbookErrorBody } from '../../generated/orderbook/error.js';
-import { describeError } from '../../schemas.js';
+import { describeError } from '../../shared/schemas.js';
 
 /**
  * - rejected: the request breaks a rule of the order book (a malformed field, a bad signature, a duplicate);

@@ -8,7 +8,7 @@
  * MissingFrom, WrongOwner). The order book then asks the chain (eip1271's InvalidEip1271Signature through
  * chain/eip1271.ts, InsufficientBalance), the fee quotes (InsufficientFee) and the book (DuplicatedOrder).
  */
-import { validator } from '../../schemas.js';
+import { validator } from '../../shared/schemas.js';
 import type { OrderCreation } from '../../generated/orderbook/order-creation.js';
 import { orderDigest, packOrderUid, unpackOrderUid, type OrderData } from './eip712.js';
 import { orderbookErrors } from './errors.js';

@@ -8,7 +8,7 @@ import type { Context } from 'koa';
 import type { StoredEvent } from '../store/types.js';
 import type { LogFeed } from './log-feed.js';
 import { SseResponse, sseFrame, type SseLimits } from './sse.js';
-import { logger } from '../../logger.js';
+import { logger } from '../../shared/logger.js';
 
 const log = logger.child({ component: 'event-stream' });
 

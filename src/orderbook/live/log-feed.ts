@@ -9,7 +9,7 @@
  * Pages may overlap what a reader already had (it read ahead of the feed): readers skip positions they sent.
  */
 import type { EventStore, StoredEvent } from '../store/types.js';
-import { logger } from '../../logger.js';
+import { logger } from '../../shared/logger.js';
 
 export type FeedListener = (events: StoredEvent[]) => void;
 

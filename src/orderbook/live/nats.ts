@@ -6,7 +6,7 @@
  */
 import { connect, nanos, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
 import type { StoredEvent } from '../store/types.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../shared/logger.js';
 import type { LogFeed } from './log-feed.js';
 
 export interface NatsPublisherOptions {

@@ -10,7 +10,7 @@
 import type { Context } from 'koa';
 import type { OrderBook } from '../orderbook.js';
 import type { ProjectionRunner } from '../read/runner.js';
-import { logger } from '../../logger.js';
+import { logger } from '../../shared/logger.js';
 import { SseResponse, sseFrame, type SseLimits } from './sse.js';
 
 export interface SolverView {

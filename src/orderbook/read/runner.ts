@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import type { EventStore } from '../store/types.js';
 import type { Projection, ReadModelStore } from './models/types.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../shared/logger.js';
 
 export interface RunnerOptions {
   /** Events per step (one transaction). */

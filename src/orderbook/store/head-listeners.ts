@@ -1,5 +1,5 @@
 /** The subscribers of a store, told about each new head once, in increasing order. */
-import { logger } from '../../logger.js';
+import { logger } from '../../shared/logger.js';
 
 type Listener = (head: number) => void;
 

@@ -20,7 +20,7 @@ import { GroupCommitQueue } from './group-commit.js';
 import { HeadListeners } from './head-listeners.js';
 import { boundaries, checkBoundaryCount, checkReadAll, checkStreamRead } from './read-args.js';
 import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent, StreamRead } from './types.js';
-import { logger } from '../../logger.js';
+import { logger } from '../../shared/logger.js';
 
 const log = logger.child({ component: 'eventstore' });
 

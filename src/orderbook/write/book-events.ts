@@ -11,7 +11,7 @@
 import type { NewEvent, StoredEvent } from '../store/types.js';
 import type { AppDataRegisteredData } from '../../generated/orderbook/events/app-data-registered.js';
 import type { QuoteIssuedData } from '../../generated/orderbook/events/quote-issued.js';
-import { validator } from '../../schemas.js';
+import { validator } from '../../shared/schemas.js';
 import { EVENT_SCHEMA_VERSION } from './events.js';
 
 export type { AppDataRegisteredData, QuoteIssuedData };

@@ -16,7 +16,7 @@ import type { ChainEventRef, OrderInvalidatedData } from '../../generated/orderb
 import type { OrderPresignedData } from '../../generated/orderbook/events/order-presigned.js';
 import type { PresignatureRevokedData } from '../../generated/orderbook/events/presignature-revoked.js';
 import type { TradeRecordedData } from '../../generated/orderbook/events/trade-recorded.js';
-import { validator } from '../../schemas.js';
+import { validator } from '../../shared/schemas.js';
 
 export type {
   ChainEventRef,

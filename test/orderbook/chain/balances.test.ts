@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { MaxUint256, Wallet } from 'ethers';
 import { readSpendable, ownerTokenKey } from '../../../src/orderbook/chain/balances.js';
-import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
+import { bootstrapDevChain, type DevChain } from '../../../src/wiring/gpv2.js';
 import { ChainError, type ChainRpc, type RpcCall } from '../../../src/orderbook/chain/rpc.js';
 import { ChainBalances } from '../../../src/orderbook/chain/live.js';
-import { logger } from '../../../src/logger.js';
+import { logger } from '../../../src/shared/logger.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { deployEip1271Wallet, eip1271Wallet, fundTrader, mined, testToken } from '../../support/solver.js';
 import { e18 } from '../../support/onchain.js';

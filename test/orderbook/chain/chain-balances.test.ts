@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { Wallet } from 'ethers';
 import { ChainBalances } from '../../../src/orderbook/chain/live.js';
-import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
+import { bootstrapDevChain, type DevChain } from '../../../src/wiring/gpv2.js';
 import type { ChainRpc, RpcCall } from '../../../src/orderbook/chain/rpc.js';
-import { logger } from '../../../src/logger.js';
+import { logger } from '../../../src/shared/logger.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { fundTrader, mined, testToken } from '../../support/solver.js';
 import { e18 } from '../../support/onchain.js';

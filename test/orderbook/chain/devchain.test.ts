@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Contract, type InterfaceAbi } from 'ethers';
 import { gpv2Artifact } from '../../../src/contracts/artifacts.js';
-import { bootstrapDevChain, devChainPlan, DEV_DEPLOYER, DEV_SOLVER, DEV_TOKENS, DEV_VAULT, type DevChain } from '../../../src/devchain/gpv2.js';
+import { bootstrapDevChain, devChainPlan, DEV_DEPLOYER, DEV_SOLVER, DEV_TOKENS, DEV_VAULT, type DevChain } from '../../../src/wiring/gpv2.js';
 import { resolveSettlement } from '../../../src/orderbook/chain/settlement.js';
 import { ChainError } from '../../../src/orderbook/chain/rpc.js';
 import { startTestChain, type TestChain } from '../../support/chain.js';

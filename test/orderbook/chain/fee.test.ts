@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { Contract, ContractFactory, Wallet, parseUnits, type InterfaceAbi } from 'ethers';
 import { localArtifact } from '../../../src/contracts/artifacts.js';
-import { loadConfig, ConfigError } from '../../../src/config.js';
-import { bootstrapDevChain, DEV_DEPLOYER, type DevChain } from '../../../src/devchain/gpv2.js';
+import { loadConfig, ConfigError } from '../../../src/wiring/config.js';
+import { bootstrapDevChain, DEV_DEPLOYER, type DevChain } from '../../../src/wiring/gpv2.js';
 import { FeeQuoter, minimalFee, parseDecimalPrice, type FeeSettings } from '../../../src/orderbook/chain/fee.js';
 import { startTestChain, type TestChain } from '../../support/chain.js';
 import { mined, testToken } from '../../support/solver.js';

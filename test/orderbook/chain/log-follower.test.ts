@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Wallet, id } from 'ethers';
-import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
+import { bootstrapDevChain, type DevChain } from '../../../src/wiring/gpv2.js';
 import { LogFollower, type FollowerChanges, type LogSink } from '../../../src/orderbook/chain/log-follower.js';
 import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from '../../../src/orderbook/chain/reorg.js';
 import { toQuantity, type ChainRpc } from '../../../src/orderbook/chain/rpc.js';

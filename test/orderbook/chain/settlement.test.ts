@@ -12,7 +12,7 @@ import {
   type TransactionReceipt,
  } from 'ethers';
 import { gpv2Artifact } from '../../../src/contracts/artifacts.js';
-import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
+import { bootstrapDevChain, type DevChain } from '../../../src/wiring/gpv2.js';
 import { isValidEip1271Signature } from '../../../src/orderbook/chain/eip1271.js';
 import { ChainError } from '../../../src/orderbook/chain/rpc.js';
 import {

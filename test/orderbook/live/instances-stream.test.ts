@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { parseEther, type Wallet } from 'ethers';
-import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
+import { bootstrapDevChain, type DevChain } from '../../../src/wiring/gpv2.js';
 import { gpv2Domain } from '../../../src/orderbook/domain/eip712.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { signOrder } from '../../support/orders.js';

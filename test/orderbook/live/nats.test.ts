@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { NatsConnection } from 'nats';
 import { PostgresEventStore } from '../../../src/orderbook/store/postgres.js';
-import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
+import { bootstrapDevChain, type DevChain } from '../../../src/wiring/gpv2.js';
 import { startTestChain, type TestChain } from '../../support/chain.js';
 import { startOrderbookService, type OrderbookHarness } from '../../support/orderbook.js';
 import { serviceEnv, spawnService, type ServiceProcess } from '../../support/process.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { Contract, type InterfaceAbi } from 'ethers';
 import { gpv2Artifact } from '../../../src/contracts/artifacts.js';
-import { devChainPlan } from '../../../src/devchain/gpv2.js';
+import { devChainPlan } from '../../../src/wiring/gpv2.js';
 import type { FeeInformation } from '../../../src/generated/orderbook/fee-information.js';
 import { fundTrader } from '../../support/solver.js';
 import { DEV_TOKEN_ADDRESSES as T, signed, startOnchainBook, type OnchainBook } from '../../support/onchain.js';

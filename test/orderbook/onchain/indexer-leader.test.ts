@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Trade } from '../../../src/generated/orderbook/trade.js';
-import { bootstrapDevChain, type DevChain } from '../../../src/devchain/gpv2.js';
+import { bootstrapDevChain, type DevChain } from '../../../src/wiring/gpv2.js';
 import { startTestChain, type TestChain } from '../../support/chain.js';
 import { assertEachTradeOnce, externalChainEnv, indexedTo, Market } from '../../support/external-market.js';
 import { http } from '../../support/http.js';

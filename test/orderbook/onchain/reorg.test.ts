@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import type { Order } from '../../../src/generated/orderbook/order.js';
 import type { Trade } from '../../../src/generated/orderbook/trade.js';
 import type { ProjectionsStatus } from '../../../src/generated/orderbook/projections-status.js';
-import { repoPath } from '../../../src/paths.js';
+import { repoPath } from '../../../src/shared/paths.js';
 import { orderCreation, orderData } from '../../support/orders.js';
 import { fundTrader, invalidateOrder, setPreSignature } from '../../support/solver.js';
 import { until } from '../../support/wait.js';

@@ -17,8 +17,8 @@ import { stateOf, type OrderDoc } from '../../../src/orderbook/read/projections/
 import { digestReadModel, type Digest } from '../../../src/orderbook/read/digest.js';
 import { replayOrderbook } from '../../../src/orderbook/read/replay.js';
 import { presentOrder } from '../../../src/orderbook/write/order-state.js';
-import { logger } from '../../../src/logger.js';
-import { repoPath } from '../../../src/paths.js';
+import { logger } from '../../../src/shared/logger.js';
+import { repoPath } from '../../../src/shared/paths.js';
 import { standingFactsInLog } from '../../../src/orderbook/chain/indexer.js';
 
 interface Answers {

@@ -8,7 +8,7 @@ import { SqliteReadModelStore } from '../../../src/orderbook/read/models/sqlite.
 import { PostgresReadModelStore } from '../../../src/orderbook/read/models/postgres.js';
 import { ProjectionRunner } from '../../../src/orderbook/read/runner.js';
 import type { Projection } from '../../../src/orderbook/read/models/types.js';
-import { logger } from '../../../src/logger.js';
+import { logger } from '../../../src/shared/logger.js';
 import { databaseUrl } from '../../support/postgres.js';
 
 /** Counts the events of each stream: small enough to check by hand. */

@@ -11,7 +11,7 @@ import { SolvableOrders, type SolvableAnswer } from '../../../src/orderbook/read
 import { projections } from '../../../src/orderbook/read/projections/index.js';
 import { orderStreamId } from '../../../src/orderbook/write/events.js';
 import type { Query, Row } from '../../../src/orderbook/read/models/types.js';
-import { logger } from '../../../src/logger.js';
+import { logger } from '../../../src/shared/logger.js';
 import { orderEvents } from '../../support/synthetic-log.js';
 
 /** A memory read model store whose next `failures` finds fail, as a database that dropped its connection. */

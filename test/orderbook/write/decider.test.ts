@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Wallet } from 'ethers';
-import { validator } from '../../../src/schemas.js';
+import { validator } from '../../../src/shared/schemas.js';
 import { decide, orderDecider, type OrderCommand } from '../../../src/orderbook/write/decider.js';
 import {
   ORDER_EVENT_TYPES,

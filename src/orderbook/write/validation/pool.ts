@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { OrderbookError } from '../../domain/errors.js';
 import type { OrderValidationContext, ValidatedOrder } from '../../domain/order.js';
 import type { ValidationJob, ValidationOutcome } from './worker.js';
-import { InFlight } from '../../../in-flight.js';
+import { InFlight } from '../../../shared/in-flight.js';
 
 interface Pending {
   resolve(order: ValidatedOrder): void;

@@ -3,10 +3,10 @@
  * environment; the merged result is checked against schemas/config.schema.json before anything starts.
  */
 import { readFileSync } from 'node:fs';
-import type { ApiKeyConfig, Config, NetworkConfig, UpstreamConfig } from './generated/config.js';
-import { validator, describeError } from './schemas.js';
-import { DEFAULT_RELAYED_METHODS } from './gateway/methods.js';
-import { DEFAULT_MAX_JSON_DEPTH } from './http/json-depth.js';
+import type { ApiKeyConfig, Config, NetworkConfig, UpstreamConfig } from '../generated/config.js';
+import { validator, describeError } from '../shared/schemas.js';
+import { DEFAULT_RELAYED_METHODS } from '../gateway/methods.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../http/json-depth.js';
 
 export type {
   Config,
@@ -16,7 +16,7 @@ export type {
   UpstreamHealthConfig,
   ApiKeyConfig,
   RateLimitConfig,
-} from './generated/config.js';
+} from '../generated/config.js';
 
 /** Chain ids of the networks a name alone is enough for. */
 export const KNOWN_CHAIN_IDS: Readonly<Record<string, number>> = {
@@ -30,9 +30,6 @@ export const KNOWN_CHAIN_IDS: Readonly<Record<string, number>> = {
 };
 
 export const DEFAULT_NETWORKS = ['mainnet', 'ropsten', 'kovan', 'rinkeby'];
-
-/** The canonical GPv2Settlement deployment, used when the order book network has an external upstream. */
-export const CANONICAL_SETTLEMENT = '0x9008D19f58AAbD9eD0D60971565AA8510560ab41';
 
 export class ConfigError extends Error {}
 

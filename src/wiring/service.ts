@@ -5,18 +5,18 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
-import { logger } from './logger.js';
-import { collectProcessMetrics } from './metrics.js';
-import { Gateway } from './gateway/gateway.js';
-import { WebSocketChannel } from './gateway/channels/websocket.js';
-import { createMainServer, createPartServer, type ServerParts, type HealthReport } from './http/server.js';
-import { gatewayFront, networkFront } from './gateway/http-front.js';
-import { orderbookFront, type OrderbookNow } from './orderbook/api/http-part.js';
-import type { RunningOrderbook } from './orderbook/index.js';
-import { OrderbookSupervisor, type OrderbookStatus } from './orderbook/supervisor.js';
+import { logger } from '../shared/logger.js';
+import { collectProcessMetrics } from '../shared/metrics.js';
+import { Gateway } from '../gateway/gateway.js';
+import { WebSocketChannel } from '../gateway/channels/websocket.js';
+import { createMainServer, createPartServer, type ServerParts, type HealthReport } from '../http/server.js';
+import { gatewayFront, networkFront } from '../gateway/http-front.js';
+import { orderbookFront, type OrderbookNow } from '../orderbook/api/http-part.js';
+import type { RunningOrderbook } from '../orderbook/index.js';
+import { OrderbookSupervisor, type OrderbookStatus } from '../orderbook/supervisor.js';
 import { orderbookNetworkOf } from './orderbook-network.js';
-import type { ServiceStatus } from './generated/status.js';
-import { createExplorerHandler } from './explorer/handler.js';
+import type { ServiceStatus } from '../generated/status.js';
+import { createExplorerHandler } from '../explorer/handler.js';
 
 export interface Service {
   /** http://host:port of the main listener. */

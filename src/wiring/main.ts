@@ -5,7 +5,7 @@
  * `npm start` a SIGTERM to npm may end npm without reaching this process, which is then re-parented.
  */
 import { loadConfig, ConfigError } from './config.js';
-import { logger } from './logger.js';
+import { logger } from '../shared/logger.js';
 import { startService } from './service.js';
 
 /** Time allowed for a clean stop; embedded anvils die with this process anyway (setpriv --pdeathsig). */

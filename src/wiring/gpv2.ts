@@ -21,7 +21,7 @@ import {
   type InterfaceAbi,
 } from 'ethers';
 import { gpv2Artifact, localArtifact, type Artifact } from '../contracts/artifacts.js';
-import { logger as rootLogger } from '../logger.js';
+import { logger as rootLogger } from '../shared/logger.js';
 import { ChainRpcProvider } from '../orderbook/chain/ethers-provider.js';
 import { ChainError, fromQuantity, type ChainRpc } from '../orderbook/chain/rpc.js';
 import { resolveSettlement, type SettlementDeployment } from '../orderbook/chain/settlement.js';
