@@ -2,7 +2,7 @@
  * The gateway: the networks it serves and the method lists of each channel. Channels (channels/*.ts) look
  * networks up here and send requests through each network's relay.
  */
-import type { Config } from '../wiring/config.js';
+import type { Config } from '../generated/config.js';
 import type { Logger } from '../shared/logger.js';
 import { Network } from './network.js';
 import { Relay } from './relay.js';

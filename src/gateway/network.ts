@@ -3,7 +3,7 @@
  * the embedded anvil that serves as its upstream.
  */
 import { join } from 'node:path';
-import type { GatewayConfig, NetworkConfig } from '../wiring/config.js';
+import type { GatewayConfig, NetworkConfig } from '../generated/config.js';
 import type { Logger } from '../shared/logger.js';
 import { Anvil } from '../devchain/anvil.js';
 import { HttpUpstream } from './upstream/http.js';

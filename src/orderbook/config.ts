@@ -1,7 +1,68 @@
 /**
- * The order book's configuration slice: its defaults, the environment variables it reads, and the facts
- * about the chain that are the order book's own. The one loader (src/wiring/config.ts) composes the slices.
+ * The order book's configuration slice: its defaults and the environment variables that set them. The one
+ * loader (src/wiring/config.ts) composes the slices, merges the config file and validates the result.
  */
+import type { OrderbookConfig } from '../generated/config.js';
+import { ConfigError, boolean, integer, list, strip, type Env } from '../shared/env.js';
 
-/** The canonical GPv2Settlement deployment, used when the order book network has an external upstream. */
-export const CANONICAL_SETTLEMENT = '0x9008D19f58AAbD9eD0D60971565AA8510560ab41';
+export function orderbookDefaults(): OrderbookConfig {
+  return {
+    enabled: true,
+    network: 'mainnet',
+    tokenPrices: {},
+    minValidToSeconds: 60,
+    gasPerTrade: 100_000,
+    feeRatioBps: 0,
+    feeQuoteTtlSeconds: 600,
+    streamHeartbeatMs: 15_000,
+    streamMaxBufferedBytes: 1024 * 1024,
+  };
+}
+
+/**
+ * TOKEN_PRICES=0xabc…=1000000000,0xdef…=2.5 (native-token wei per base unit);
+ * TOKEN_PRICE_POOLS=0xtoken…=0xpair…,… (same shape, the value is a pair address).
+ */
+function addressMap(raw: string | undefined, name: string, valueName: string): Record<string, string> | undefined {
+  const entries = list(raw);
+  if (!entries) return undefined;
+  return Object.fromEntries(
+    entries.map((entry) => {
+      const [address, value] = entry.split('=');
+      if (!address || !value) throw new ConfigError(`${name} entry "${entry}" is not address=${valueName}`);
+      return [address.toLowerCase(), value];
+    }),
+  );
+}
+
+/** The order book's settings the environment sets (unset ones are left out, to keep the file's or the default). */
+export function orderbookFromEnv(env: Env): Record<string, unknown> {
+  return strip({
+    enabled: boolean(env, 'ORDERBOOK'),
+    network: env.ORDERBOOK_NETWORK,
+    settlementContract: env.SETTLEMENT_CONTRACT,
+    indexerStartBlock: integer(env, 'INDEXER_START_BLOCK'),
+    tokenPrices: addressMap(env.TOKEN_PRICES, 'TOKEN_PRICES', 'price'),
+    tokenPricePools: addressMap(env.TOKEN_PRICE_POOLS, 'TOKEN_PRICE_POOLS', 'pair'),
+    nativeToken: env.NATIVE_TOKEN,
+    minValidToSeconds: integer(env, 'MIN_VALID_TO_SECONDS'),
+    gasPerTrade: integer(env, 'GAS_PER_TRADE'),
+    feeRatioBps: integer(env, 'FEE_RATIO_BPS'),
+    feeQuoteTtlSeconds: integer(env, 'FEE_QUOTE_TTL_SECONDS'),
+    streamHeartbeatMs: integer(env, 'STREAM_HEARTBEAT_MS'),
+    streamMaxBufferedBytes: integer(env, 'STREAM_MAX_BUFFERED_BYTES'),
+    natsUrl: env.NATS_URL || undefined,
+    natsStream: env.NATS_STREAM || undefined,
+  });
+}
+
+/** What the schema cannot say: pools need the token they pair with; the order book's network is served. */
+export function checkOrderbookConfig(orderbook: OrderbookConfig, networkNames: string[]): void {
+  const pools = orderbook.tokenPricePools;
+  if (pools && Object.keys(pools).length > 0 && !orderbook.nativeToken) {
+    throw new ConfigError('TOKEN_PRICE_POOLS needs NATIVE_TOKEN: the token the pools pair with');
+  }
+  if (orderbook.enabled && !networkNames.includes(orderbook.network)) {
+    throw new ConfigError(`ORDERBOOK_NETWORK "${orderbook.network}" is not one of ${networkNames.join(', ')}`);
+  }
+}

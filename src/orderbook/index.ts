@@ -3,7 +3,7 @@
  * the chain (the order book network the service gives it: chain/port.ts), the indexer, and the HTTP API.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Config } from '../wiring/config.js';
+import type { Config } from '../generated/config.js';
 import type { Logger } from '../shared/logger.js';
 import type { OrderbookNetwork } from './chain/port.js';
 import { openEventStore, type OpenedEventStore } from './store/index.js';

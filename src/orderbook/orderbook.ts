@@ -7,7 +7,7 @@ import type { EventStore, StoredEvent } from './store/types.js';
 import type { ReadModelStore, Condition } from './read/models/types.js';
 import type { ProjectionRunner } from './read/runner.js';
 import { digestReadModel, type Digest } from './read/digest.js';
-import type { OrderbookConfig } from '../wiring/config.js';
+import type { OrderbookConfig } from '../generated/config.js';
 import type { Order } from '../generated/orderbook/order.js';
 import type { Trade } from '../generated/orderbook/trade.js';
 import type { FeeInformation } from '../generated/orderbook/fee-information.js';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EventStore } from './store/types.js';
-import type { OrderbookConfig } from '../wiring/config.js';
+import type { OrderbookConfig } from '../generated/config.js';
 import type { OrderQuoteRequest } from '../generated/orderbook/order-quote-request.js';
 import type { OrderQuoteResponse } from '../generated/orderbook/order-quote-response.js';
 import { validator } from '../shared/schemas.js';

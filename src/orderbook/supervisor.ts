@@ -5,7 +5,7 @@
  * comes up or the service stops. The gateway never waits for it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Config } from '../wiring/config.js';
+import type { Config } from '../generated/config.js';
 import type { Logger } from '../shared/logger.js';
 import type { OrderbookNetwork } from './chain/port.js';
 import { startOrderbook, type RunningOrderbook } from './index.js';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
-import type { ApiKeyConfig, GatewayConfig } from '../../wiring/config.js';
+import type { ApiKeyConfig, GatewayConfig } from '../../generated/config.js';
 import type { Logger } from '../../shared/logger.js';
 import { RpcError, rpcErrors } from '../errors.js';
 import { metrics } from '../metrics.js';

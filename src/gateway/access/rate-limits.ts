@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
-import type { ApiKeyConfig, RateLimitConfig } from '../../wiring/config.js';
+import type { ApiKeyConfig, RateLimitConfig } from '../../generated/config.js';
 import type { Logger } from '../../shared/logger.js';
 import { rpcErrors } from '../errors.js';
 import { metrics } from '../metrics.js';

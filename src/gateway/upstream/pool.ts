@@ -16,7 +16,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
-import type { UpstreamHealthConfig } from '../../wiring/config.js';
+import type { UpstreamHealthConfig } from '../../generated/config.js';
 import type { Logger } from '../../shared/logger.js';
 import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';

@@ -18,7 +18,7 @@
  * caller quotes afresh when none is kept).
  */
 import { Interface } from 'ethers';
-import type { OrderbookConfig } from '../../wiring/config.js';
+import type { OrderbookConfig } from '../../generated/config.js';
 import { ChainError, resultOf, type ChainRpc } from './rpc.js';
 
 export type FeeSettings = Pick<

@@ -4,19 +4,15 @@
  * kept current block by block, fee quotes, and EIP-1271 checks, all through the order book network the
  * service gives it (port.ts).
  */
-import type { OrderbookConfig } from '../../wiring/config.js';
-import { CANONICAL_SETTLEMENT } from '../config.js';
+import type { OrderbookConfig } from '../../generated/config.js';
 import type { Logger } from '../../shared/logger.js';
 import type { ChainContext, FeeQuotes, HeadSource, OrderbookNetwork, SpendableBalances } from './port.js';
 import type { FeeInformation } from '../../generated/orderbook/fee-information.js';
 import { headNumber, type ChainRpc } from './rpc.js';
-import { resolveSettlement, type SettlementDeployment } from './settlement.js';
+import { CANONICAL_SETTLEMENT, resolveSettlement, type SettlementDeployment } from './settlement.js';
 import { readSpendable, ownerTokenKey, type OwnerToken } from './balances.js';
 import { FeeQuoter, type FeeQuote } from './fee.js';
 import { isValidEip1271Signature } from './eip1271.js';
-
-/** The chain's newest block: the gateway's head tracker of the order book network (one source of the head). */
-export type { Head } from '../../gateway/head/tracker.js';
 
 interface PendingRead {
   pair: OwnerToken;

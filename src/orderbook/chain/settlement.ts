@@ -6,8 +6,10 @@
  */
 import { Interface, type InterfaceAbi } from 'ethers';
 import { gpv2Artifact } from '../../contracts/artifacts.js';
-import { CANONICAL_SETTLEMENT } from '../config.js';
 import { ChainError, fromQuantity, resultOf, type ChainRpc } from './rpc.js';
+
+/** The canonical GPv2Settlement deployment, used when the order book network has an external upstream. */
+export const CANONICAL_SETTLEMENT = '0x9008D19f58AAbD9eD0D60971565AA8510560ab41';
 
 export interface SettlementDeployment {
   chainId: number;
