@@ -2,7 +2,9 @@
  * Compiled contracts (ABI + creation bytecode) the service deploys or talks to:
  * - the GPv2 contracts, from the artifacts shipped in the npm package @cowprotocol/contracts (Hardhat's
  *   `hh-sol-artifact-1` format, no library links);
- * - the project's own test contracts (contracts/*.sol), compiled into dist/contracts by `npm run build`.
+ * - the project's own test contracts (contracts/*.sol), compiled into dist/contracts by `npm run build`;
+ * - CoW Protocol's mainnet deployments as the same package records them (`deployments/mainnet/*.json`: the
+ *   exact creation code and constructor arguments that were sent), so a dev chain can repeat them.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -33,6 +35,10 @@ export type Gpv2ContractName =
   | 'GPv2VaultRelayer'
   | 'IERC20'
   | 'EIP1271Verifier';
+export type Gpv2MainnetDeploymentName =
+  | 'GPv2AllowListAuthentication_Implementation'
+  | 'GPv2AllowListAuthentication_Proxy'
+  | 'GPv2Settlement';
 export type LocalContractName = 'TestERC20' | 'TestEip1271Wallet' | 'TestUniswapV2Pair';
 
 /** Where `npm run build` writes the artifacts of contracts/ (src/cli/compile-contracts.ts). */
@@ -72,4 +78,27 @@ export function localArtifact(name: LocalContractName): Artifact {
     cache.set(name, artifact);
   }
   return artifact;
+}
+
+/** One contract as hardhat-deploy recorded its mainnet deployment. */
+export interface Gpv2MainnetDeployment extends Pick<Artifact, 'abi' | 'bytecode' | 'deployedBytecode'> {
+  /** Where it is on mainnet (checksummed). */
+  address: string;
+  /** The constructor arguments it was deployed with. */
+  args: unknown[];
+}
+
+const deployments = new Map<string, Gpv2MainnetDeployment>();
+
+export function gpv2MainnetDeployment(name: Gpv2MainnetDeploymentName): Gpv2MainnetDeployment {
+  let deployment = deployments.get(name);
+  if (!deployment) {
+    const path = require.resolve(`@cowprotocol/contracts/deployments/mainnet/${name}.json`);
+    const raw = JSON.parse(readFileSync(path, 'utf8')) as Partial<Gpv2MainnetDeployment>;
+    if (typeof raw.address !== 'string' || !Array.isArray(raw.args)) throw new Error(`${path} is not a deployment record (address + args)`);
+    checked({ contractName: name, abi: raw.abi ?? [], bytecode: raw.bytecode ?? '', deployedBytecode: raw.deployedBytecode ?? '' }, path);
+    deployment = { address: raw.address, args: raw.args, abi: raw.abi!, bytecode: raw.bytecode!, deployedBytecode: raw.deployedBytecode ?? '' };
+    deployments.set(name, deployment);
+  }
+  return deployment;
 }

@@ -18,7 +18,8 @@ export function orderbookNetworkOf(network: Network): OrderbookNetwork {
     ...(anvil
       ? {
           devChain: {
-            bootstrap: bootstrapDevChain,
+            // Impersonating the authenticator's manager takes anvil's own methods: straight to anvil.
+            bootstrap: (rpc) => bootstrapDevChain(rpc, { controlUrl: anvil.httpUrl }),
             onRestart: (listener: () => void) => void anvil.on('restarted', listener),
           },
         }
