@@ -9,7 +9,8 @@
  * 1. the native token itself (orderbook.nativeToken): 1;
  * 2. a Uniswap-V2-style pair with the native token (orderbook.tokenPricePools): reserveNative / reserveToken
  *    read on chain, when the pair answers and both reserves are non-zero;
- * 3. the static table (orderbook.tokenPrices, a decimal that may be fractional).
+ * 3. the static table (orderbook.tokenPrices, a decimal that may be fractional);
+ * 4. built-in prices of the same form (the embedded dev chain's tokens), which the table overrides.
  * A token none of them prices is "not priceable" (the API answers 404).
  *
  * Each quote is valid until now + feeQuoteTtlSeconds and is kept in a QuoteStore, so order creation can
@@ -91,12 +92,15 @@ const pairInterface = new Interface([
 
 export interface FeeQuoterOptions {
   now?: () => Date;
+  /** token → price (tokenPrices' form) for tokens the configured sources leave unpriced. */
+  builtInPrices?: Record<string, string>;
 }
 
 export class FeeQuoter {
   private readonly store = new QuoteStore();
   private readonly now: () => Date;
   private readonly tokenPrices: Map<string, string>;
+  private readonly builtInPrices: Map<string, string>;
   private readonly pools: Map<string, string>;
   private readonly nativeToken: string | undefined;
 
@@ -109,6 +113,7 @@ export class FeeQuoter {
     const lowerKeys = (m: Record<string, string> | undefined) =>
       new Map(Object.entries(m ?? {}).map(([k, v]) => [k.toLowerCase(), v.toLowerCase()]));
     this.tokenPrices = lowerKeys(settings.tokenPrices);
+    this.builtInPrices = lowerKeys(options.builtInPrices);
     this.pools = lowerKeys(settings.tokenPricePools);
     this.nativeToken = settings.nativeToken?.toLowerCase();
     if (this.pools.size > 0 && !this.nativeToken) throw new ChainError('price pools need the native token they pair with');
@@ -166,7 +171,7 @@ export class FeeQuoter {
   /** Whether any price source is configured for the token (without asking the chain). */
   hasPriceSource(sellToken: string): boolean {
     const token = sellToken.toLowerCase();
-    return token === this.nativeToken || this.pools.has(token) || this.tokenPrices.has(token);
+    return token === this.nativeToken || this.pools.has(token) || this.tokenPrices.has(token) || this.builtInPrices.has(token);
   }
 
   lowestValidQuote(sellToken: string, at: Date = this.now()): FeeQuote | undefined {
@@ -197,7 +202,7 @@ export class FeeQuoter {
   }
 
   private tablePrice(token: string): Price | null {
-    const text = this.tokenPrices.get(token);
+    const text = this.tokenPrices.get(token) ?? this.builtInPrices.get(token);
     const parsed = text === undefined ? null : parseDecimalPrice(text);
     return parsed && parsed.numerator > 0n ? { ...parsed, source: 'table' } : null;
   }

@@ -6,7 +6,7 @@
  */
 import type { OrderbookConfig } from '../../generated/config.js';
 import type { Logger } from '../../shared/logger.js';
-import type { ChainContext, FeeQuotes, HeadSource, OrderbookNetwork, SpendableBalances } from './port.js';
+import type { ChainContext, DevChainDeployment, FeeQuotes, HeadSource, OrderbookNetwork, SpendableBalances } from './port.js';
 import type { FeeInformation } from '../../generated/orderbook/fee-information.js';
 import { headNumber, type ChainRpc } from './rpc.js';
 import { CANONICAL_SETTLEMENT, resolveSettlement, type SettlementDeployment } from './settlement.js';
@@ -218,7 +218,7 @@ export interface ChainOptions {
   logger: Logger;
 }
 
-async function settlementOf(network: OrderbookNetwork, config: OrderbookConfig): Promise<SettlementDeployment> {
+async function settlementOf(network: OrderbookNetwork, config: OrderbookConfig): Promise<DevChainDeployment> {
   if (config.settlementContract) return resolveSettlement(network.rpc, config.settlementContract);
   return network.devChain ? network.devChain.bootstrap(network.rpc) : resolveSettlement(network.rpc, CANONICAL_SETTLEMENT);
 }
@@ -238,7 +238,8 @@ export async function openChain({ network, config, logger }: ChainOptions): Prom
   const heads = network.heads;
   const balances = new ChainBalances(rpc, deployment.vaultRelayer, log, () => heads.latest?.number);
   const stopHeads = heads.onBlock(() => void balances.refresh());
-  const quoter = new FeeQuoter(rpc, config);
+  // The dev chain's tokens have built-in prices (TOKEN_PRICES and pools come first).
+  const quoter = new FeeQuoter(rpc, config, { builtInPrices: deployment.tokenPrices });
   log.info({ settlement: deployment.settlement, vaultRelayer: deployment.vaultRelayer }, 'settlement contract');
   return {
     chainId: deployment.chainId,

@@ -24,10 +24,17 @@ export interface HeadSource {
   onBlock(listener: (head: ChainHead) => void): () => void;
 }
 
+export interface DevChainDeployment extends SettlementDeployment {
+  tokenPrices?: Record<string, string>;
+}
+
 /** The embedded dev chain, when the order book network is one. */
 export interface DevChainHook {
-  /** Deploys the settlement contract and what orders need, where not there yet; gives the deployment. */
-  bootstrap(rpc: ChainRpc): Promise<SettlementDeployment>;
+  /**
+   * Deploys the settlement contract and what orders need, where not there yet; gives the deployment and
+   * the built-in prices of the dev chain's tokens (token → native-token wei per base unit, as TOKEN_PRICES).
+   */
+  bootstrap(rpc: ChainRpc): Promise<DevChainDeployment>;
   /** Calls `listener` each time the dev chain restarted empty (its contracts are gone). */
   onRestart(listener: () => void): void;
 }

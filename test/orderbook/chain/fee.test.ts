@@ -111,6 +111,34 @@ describe('fee quotes', () => {
       assert.equal(fractional.quote.minimalFee, (gas * 100_000n * 10n + 24n) / 25n);
     });
 
+    it("prices the dev chain's tokens from their built-in prices, which the table and pools override", async () => {
+      const gas = await gasPrice();
+      const none: FeeSettings = { ...settings(), tokenPrices: {}, tokenPricePools: {}, nativeToken: undefined };
+      assert.deepEqual(await new FeeQuoter(chain.rpc, none).quote(dev.tokens.TKC), { priceable: false, reason: `no price for token ${dev.tokens.TKC}` });
+      const builtIn = new FeeQuoter(chain.rpc, none, { builtInPrices: dev.tokenPrices });
+      assert.equal(builtIn.hasPriceSource(dev.tokens.TKA.toUpperCase().replace('0X', '0x')), true);
+      const tka = await builtIn.quote(dev.tokens.TKA);
+      assert.ok(tka.priceable);
+      // 0.001 native wei per TKA atom: the fee is the gas cost × 1000.
+      assert.deepEqual([tka.quote.price.numerator, tka.quote.price.denominator, tka.quote.price.source], [1n, 1000n, 'table']);
+      assert.equal(tka.quote.minimalFee, gas * 100_000n * 1000n);
+      const tkc = await builtIn.price(dev.tokens.TKC, false);
+      assert.ok(tkc.priced);
+      assert.deepEqual([tkc.price.numerator, tkc.price.denominator], [500_000_000n, 1n]);
+
+      // TOKEN_PRICES (TKB = 2.5) and a pool (TKA's) come first; the built-in price fills in only where they say nothing.
+      const configured = new FeeQuoter(chain.rpc, settings(), { builtInPrices: dev.tokenPrices });
+      const tkb = await configured.price(dev.tokens.TKB, false);
+      assert.ok(tkb.priced);
+      assert.equal(tkb.price.source, 'native');
+      const tableOverride = await new FeeQuoter(chain.rpc, { ...none, tokenPrices: { [dev.tokens.TKB]: '2.5' } }, { builtInPrices: dev.tokenPrices }).price(dev.tokens.TKB, false);
+      assert.ok(tableOverride.priced);
+      assert.deepEqual([tableOverride.price.numerator, tableOverride.price.denominator], [25n, 10n]);
+      const pooled = await configured.price(dev.tokens.TKA, false);
+      assert.ok(pooled.priced);
+      assert.equal(pooled.price.source, 'pool');
+    });
+
     it('answers not priceable for a token without a price, or whose only pool is empty', async () => {
       const quoter = new FeeQuoter(chain.rpc, settings(), { now: () => clock });
       const unknown = await quoter.quote('0x' + '99'.repeat(20));
