@@ -17,6 +17,7 @@ import { DOMAIN_NAME, DOMAIN_VERSION, domainSeparator, gpv2Domain } from './doma
 import {
   validateOrderCreation,
   checkFee,
+  paysSignedFee,
   checkBalance,
   canFund,
   parseOrderUid,
@@ -132,7 +133,8 @@ export class OrderBook {
   /**
    * POST /api/v1/orders: the new order's UID. Takes the seed's OrderCreation and today's (appData as the
    * document or the hash, appDataHash, quoteId; fields it does not know are ignored). An order naming a
-   * quote may sign feeAmount 0 (the fee is in the quoted price); otherwise the seed's minimal fee applies.
+   * An order signing feeAmount 0 is accepted with or without a quote (the fee is in the price; class
+   * market within its quote, else limit); a non-zero feeAmount is held to the seed's minimal fee.
    */
   async placeOrder(raw: unknown): Promise<string> {
     const { chain, config, validator } = this.parts;
@@ -147,7 +149,7 @@ export class OrderBook {
     if (order.signingScheme === 'eip1271' && !(await chain.eip1271(order.owner, order.digest, order.signature))) {
       throw orderbookErrors.invalidEip1271Signature(order.digest);
     }
-    if (!(quote && order.feeAmount === 0n)) {
+    if (paysSignedFee(order)) {
       const minimalFee = await chain.fees.minimalFee(order.sellToken);
       if (minimalFee !== null) checkFee(order, minimalFee, config.feeRatioBps);
     }

@@ -6,7 +6,8 @@
  * Checks run cheapest first: the schema, the uint256 bounds, the order's own rules (ZeroAmount,
  * SameBuyAndSellToken, InsufficientValidTo, SellAmountOverflow), then the signature (InvalidSignature,
  * MissingFrom, WrongOwner). The order book then asks the chain (eip1271's InvalidEip1271Signature through
- * chain/eip1271.ts, InsufficientBalance), the fee quotes (InsufficientFee) and the book (DuplicatedOrder).
+ * chain/eip1271.ts, InsufficientBalance), the fee quotes (InsufficientFee, for a non-zero feeAmount only)
+ * and the book (DuplicatedOrder).
  */
 import { validator } from '../../shared/schemas.js';
 import type { OrderCreation } from '../../generated/orderbook/order-creation.js';
@@ -166,6 +167,14 @@ export function validateOrderCreation(body: unknown, context: OrderValidationCon
 export function requiredFee(sellAmount: bigint, minimalFee: bigint, feeRatioBps = 0): bigint {
   const proportional = (sellAmount * BigInt(feeRatioBps)) / 10_000n;
   return proportional > minimalFee ? proportional : minimalFee;
+}
+
+/**
+ * Whether the order is held to the seed's minimal fee: today's protocol signs feeAmount 0 and takes the fee
+ * in the price, with or without a quote (a limit order names none), so only a non-zero feeAmount is.
+ */
+export function paysSignedFee(order: Pick<OrderData, 'feeAmount'>): boolean {
+  return order.feeAmount !== 0n;
 }
 
 /** InsufficientFee when the order's feeAmount is below requiredFee(...). */

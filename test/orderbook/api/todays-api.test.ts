@@ -12,7 +12,9 @@ import { http, postJson, type HttpResult } from '../../support/http.js';
 import { signOrder, type OrderParams } from '../../support/orders.js';
 import { signCancellations } from '../../support/cow-sdk.js';
 
-const { TKA, TKB, TKC } = TOKENS;
+const { TKA, TKB } = TOKENS;
+/** A token nothing prices (the dev tokens all have built-in prices). */
+const UNPRICED = '0x' + '77'.repeat(20);
 
 describe('order book API: today\'s CoW API', function () {
   this.timeout(120_000);
@@ -22,7 +24,7 @@ describe('order book API: today\'s CoW API', function () {
   let v2: string;
 
   before(async () => {
-    // TKA and TKB are priced (TKB at half a native atom), TKC is not.
+    // TKA and TKB are priced by TOKEN_PRICES (TKB at half a native atom), overriding their built-in prices.
     h = await startOrderbookService({ TOKEN_PRICES: `${TKA}=1,${TKB}=0.5` });
     v2 = h.api.replace('/api/v1', '/api/v2');
     alice = await h.trader({ [TKA]: e18(1000) });
@@ -103,8 +105,8 @@ describe('order book API: today\'s CoW API', function () {
     await refused(quote(quoteBody({ sellAmountBeforeFee: '1' })), 400, 'SellAmountDoesNotCoverFee');
     await refused(quote(quoteBody({ appData: 'not json' })), 400, 'InvalidAppData');
     await refused(quote(quoteBody({ appData: doc, appDataHash: '0x' + '00'.repeat(32) })), 400, 'AppDataHashMismatch');
-    await refused(quote(quoteBody({ buyToken: TKC })), 404, 'NoLiquidity');
-    await refused(quote(quoteBody({ sellToken: getAddress(TKC) })), 404, 'NoLiquidity');
+    await refused(quote(quoteBody({ buyToken: UNPRICED })), 404, 'NoLiquidity');
+    await refused(quote(quoteBody({ sellToken: getAddress(UNPRICED) })), 404, 'NoLiquidity');
   });
 
   it('app data: PUT 201 then 200, GET by hash; refuses bad hashes, mismatches and bad documents', async () => {
@@ -126,7 +128,7 @@ describe('order book API: today\'s CoW API', function () {
     await refused(() => send('PUT', '/app_data', '{'), 400, 'InvalidOrderData');
   });
 
-  it('orders: appData as the document or the hash, appDataHash checked, quoteId checked, fee 0 only with a quote', async () => {
+  it('orders: appData as the document or the hash, appDataHash checked, quoteId checked, a quote waives no non-zero fee', async () => {
     const doc = '{"appCode":"order-doc"}';
     const hash = keccak256(toUtf8Bytes(doc));
     const quote = (await postJson(`${h.api}/quote`, quoteBody({ sellAmountBeforeFee: undefined, sellAmountAfterFee: e18(1).toString() }))).json;
@@ -137,7 +139,9 @@ describe('order book API: today\'s CoW API', function () {
     await refused(() => postOrder(h.api, { ...signed.body, quoteId: 999_999 }), 400, 'QuoteNotFound');
     const other = (await postJson(`${h.api}/quote`, quoteBody({ kind: 'buy', sellAmountBeforeFee: undefined, buyAmountAfterFee: '1000' }))).json;
     await refused(() => postOrder(h.api, { ...signed.body, quoteId: other.id }), 400, 'InvalidQuote');
-    await refused(() => postOrder(h.api, signed.body), 400, 'InsufficientFee');
+    // A non-zero feeAmount keeps the seed's minimal fee, quote or not.
+    const underpaid = await signOrder(alice, h.domain, { ...params, feeAmount: 1n });
+    await refused(() => postOrder(h.api, { ...underpaid.body, quoteId: quote.id }), 400, 'InsufficientFee');
     const res = await postOrder(h.api, { ...signed.body, appData: doc, appDataHash: hash, quoteId: quote.id, fullBalanceCheck: false, from: alice.address });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.json, signed.uid);
@@ -211,7 +215,7 @@ describe('order book API: today\'s CoW API', function () {
 
   it('native price, total surplus, version and the auction with its ETag', async () => {
     assert.deepEqual((await get(h.api, `/token/${getAddress(TKB)}/native_price`)).json, { price: 0.5 });
-    await refused(() => get(h.api, `/token/${TKC}/native_price`), 404, 'NoLiquidity');
+    await refused(() => get(h.api, `/token/${UNPRICED}/native_price`), 404, 'NoLiquidity');
     await refused(() => get(h.api, '/token/0xzz/native_price'), 400, 'InvalidAddress');
     assert.deepEqual((await get(h.api, `/users/${alice.address}/total_surplus`)).json, { totalSurplus: '0' });
     await refused(() => get(h.api, '/users/alice/total_surplus'), 400, 'InvalidAddress');

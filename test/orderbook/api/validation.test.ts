@@ -161,8 +161,8 @@ describe('order book API: refusals, domain and fees', function () {
     const { testToken, mined } = await import('../../support/solver.js');
     await mined(testToken(TKA, noAllowance).mint(noAllowance.address, e18(100)));
     await refused((await signOrder(noAllowance, h.domain, params())).body, 400, 'InsufficientBalance');
-    // Enough for the sell amount but not for sell amount + fee.
-    await refused(await body({ sellAmount: e18(1000), feeAmount: 1n }), 400, 'InsufficientBalance');
+    // Enough for the sell amount but not for sell amount + fee (a fee above TKA's minimal fee).
+    await refused(await body({ sellAmount: e18(999.5), feeAmount: e18(1) }), 400, 'InsufficientBalance');
   });
 
   it('GET /tokens/{sellToken}/fee: a quote for a priced token, 404 NotFound for one without a price', async () => {
@@ -177,7 +177,7 @@ describe('order book API: refusals, domain and fees', function () {
     const expected = (gasPrice * 100_000n + BigInt(TKC_PRICE) - 1n) / BigInt(TKC_PRICE);
     assert.ok(BigInt(res.json.minimalFee) <= expected * 2n && BigInt(res.json.minimalFee) * 2n >= expected, `${res.json.minimalFee} vs ${expected}`);
 
-    const unpriced = await get(h.api, `/tokens/${TKA}/fee`);
+    const unpriced = await get(h.api, `/tokens/0x${'77'.repeat(20)}/fee`);
     assert.equal(unpriced.status, 404);
     assert.equal(unpriced.json.errorType, 'NotFound');
     const bad = await get(h.api, '/tokens/0x1234/fee');
@@ -185,17 +185,26 @@ describe('order book API: refusals, domain and fees', function () {
     assert.equal(bad.json.errorType, 'InvalidOrderData');
   });
 
-  it('InsufficientFee below the lowest unexpired quote of a priced sell token; at the quote it is accepted', async () => {
+  it('InsufficientFee for a non-zero fee below the lowest unexpired quote of a priced sell token; at the quote, or 0, it is accepted', async () => {
     const quote = await get(h.api, `/tokens/${TKC}/fee`);
     const fee = BigInt(quote.json.minimalFee);
     const over = { sellToken: TKC, buyToken: TKB, sellAmount: 1_000_000n };
     await refused(await body({ ...over, feeAmount: fee - 1n }), 400, 'InsufficientFee', new RegExp(String(fee)));
-    await refused(await body({ ...over, feeAmount: 0n }), 400, 'InsufficientFee');
+    await refused(await body({ ...over, feeAmount: 1n }), 400, 'InsufficientFee');
     const ok = await signOrder(alice, h.domain, params({ ...over, feeAmount: fee }));
     const res = await postOrder(h.api, ok.body);
     assert.equal(res.status, 201, res.text);
-    // Unpriced sell tokens need no fee.
-    assert.equal((await postOrder(h.api, await body({ feeAmount: 0n }))).status, 201);
+    // Today's rule: feeAmount 0 takes the fee in the price, with or without a quote (a limit order).
+    const zero = await signOrder(alice, h.domain, params({ ...over, feeAmount: 0n }));
+    assert.equal((await postOrder(h.api, zero.body)).status, 201);
+    assert.equal((await get(h.api, `/orders/${zero.uid}`)).json.class, 'limit');
+    // A sell token nothing prices has no minimal fee (a presign order: no balance is read for it).
+    const unpriced = await body({ sellToken: '0x' + '77'.repeat(20), feeAmount: 1n }, (b) => {
+      b.signingScheme = 'presign';
+      b.signature = alice.address.toLowerCase();
+    });
+    const accepted = await postOrder(h.api, unpriced);
+    assert.equal(accepted.status, 201, accepted.text);
   });
 
   it('InvalidOrderData for a wrong Content-Type; 413 PayloadTooLarge for an oversized body', async () => {

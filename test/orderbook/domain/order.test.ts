@@ -9,6 +9,7 @@ import {
   UINT256_MAX,
   checkBalance,
   checkFee,
+  paysSignedFee,
   isFullyExecuted,
   parseOrderCreation,
   parseOrderUid,
@@ -231,6 +232,11 @@ describe('orderbook fee and balance rules', () => {
     checkFee(order, 10n);
     assertRefused(() => checkFee(order, 11n), 400, 'InsufficientFee', /feeAmount 10 .* 11/);
     assertRefused(() => checkFee(order, 0n, 110), 400, 'InsufficientFee'); // 1.1% of 1000 is 11
+  });
+
+  it("holds only a non-zero feeAmount to the minimal fee (today's feeAmount 0 takes the fee in the price)", () => {
+    assert.equal(paysSignedFee({ feeAmount: 0n }), false);
+    assert.equal(paysSignedFee({ feeAmount: 1n }), true);
   });
 
   it('requires sellAmount + feeAmount for fill-or-kill, anything for partially fillable, nothing for presign', async () => {

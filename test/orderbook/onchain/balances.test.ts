@@ -91,7 +91,7 @@ describe('order book on chain: balances and solvable orders', function () {
 
   it('refuses an unfunded fill-or-kill order (InsufficientBalance) and a partially fillable one with nothing', async () => {
     const ivan = await book.fundedTrader(T.TKA, e18(5), e18(3));
-    const tooBig = await signed(ivan, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(3), buyAmount: e18(3), feeAmount: 1n });
+    const tooBig = await signed(ivan, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(3) + 1n, buyAmount: e18(3) });
     const res = await book.post('/orders', tooBig.body);
     assert.equal(res.status, 400);
     assert.equal(res.json.errorType, 'InsufficientBalance');
