@@ -3,7 +3,8 @@
  * trader's whole flow against the service on its embedded chain with the real GPv2Settlement: version,
  * quote, app data, a feeAmount 0 order naming the quote, reads, settlement against a second order, v2
  * trades, orders of the transaction, bulk cancellation, native price, errors. Then the auditor's replay
- * of the log (new events included) gives the live read models' digests.
+ * of the log (new events included) gives the live read models' digests. Today's fee rule: feeAmount 0
+ * without a quoteId is taken, a non-zero fee below the minimum is not.
  */
 import assert from 'node:assert/strict';
 import { getAddress, keccak256, toUtf8Bytes } from 'ethers';
@@ -160,5 +161,23 @@ describe('order book: the CoW SDK OrderBookApi end to end', function () {
       const { version: _version, ...digest } = live.projections[name];
       assert.deepEqual(replayed.digests[name], digest, `replayed ${name}`);
     }
+  });
+
+  it('takes feeAmount "0" orders naming no quote (201, class limit); a non-zero fee below the minimum is InsufficientFee', async () => {
+    const carol = await book.fundedTrader(T.TKA, e18(10));
+    const order = { sellToken: TKA, buyToken: TKB, sellAmount: e18(1), buyAmount: e18(2), receiver: carol.address };
+    const zero = await signed(carol, book.domain, { ...order, feeAmount: 0n });
+    assert.equal(await api.sendOrder({ ...zero.body, from: carol.address } as never), zero.uid);
+    const placed = await api.getOrder(zero.uid);
+    assert.deepEqual([placed.feeAmount, placed.class, placed.status], ['0', 'limit', 'open']);
+
+    const minimal = BigInt((await book.get(`/tokens/${TKA}/fee`)).json.minimalFee);
+    assert.ok(minimal > 1n);
+    const underpaid = await signed(carol, book.domain, { ...order, feeAmount: minimal - 1n });
+    const refused = await apiError(api.sendOrder({ ...underpaid.body, from: carol.address } as never));
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.errorType, 'InsufficientFee');
+    const enough = await signed(carol, book.domain, { ...order, feeAmount: minimal });
+    assert.equal(await api.sendOrder({ ...enough.body, from: carol.address } as never), enough.uid);
   });
 });
