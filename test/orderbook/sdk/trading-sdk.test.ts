@@ -50,8 +50,8 @@ describe('order book: the CoW TradingSdk with its defaults on the embedded chain
 
     // The trader mints TKA (anyone may mint a dev token).
     const mint = parseAbi(['function mint(address to, uint256 amount)']);
-    const hash = await walletClient.writeContract({ address: TKA, abi: mint, functionName: 'mint', args: [account.address, parseUnits('1000', 18)] });
-    assert.equal((await publicClient.waitForTransactionReceipt({ hash })).status, 'success');
+    const minted = await walletClient.writeContract({ address: TKA, abi: mint, functionName: 'mint', args: [account.address, parseUnits('1000', 18)] });
+    assert.equal((await publicClient.waitForTransactionReceipt({ hash: minted })).status, 'success');
   });
   after(() => book?.stop());
 
@@ -59,8 +59,8 @@ describe('order book: the CoW TradingSdk with its defaults on the embedded chain
     assert.equal(book.vaultRelayer, VAULT_RELAYER);
     assert.equal(book.settlement, SETTLEMENT);
     const amount = parseUnits('1000', 18);
-    const hash = await sdk.approveCowProtocol({ tokenAddress: TKA, amount });
-    assert.equal((await publicClient.waitForTransactionReceipt({ hash: hash as `0x${string}` })).status, 'success');
+    const approved = await sdk.approveCowProtocol({ tokenAddress: TKA, amount: parseUnits('1000', 18) });
+    assert.equal((await publicClient.waitForTransactionReceipt({ hash: approved as `0x${string}` })).status, 'success');
     assert.equal(await publicClient.readContract({ address: TKA, abi: erc20Abi, functionName: 'allowance', args: [account.address, VAULT_RELAYER] }), amount);
     assert.equal(await sdk.getCowProtocolAllowance({ tokenAddress: TKA, owner: account.address }), amount);
   });
