@@ -68,7 +68,10 @@ export interface DevToken {
   decimals: number;
   /**
    * Its built-in price in native-token wei per base unit (TOKEN_PRICES' unit and format), so that quotes,
-   * fees and native prices answer on the dev chain with no configuration; TOKEN_PRICES overrides it.
+   * fees and native prices answer on the dev chain with no configuration; TOKEN_PRICES overrides it. A
+   * table rather than pools with reserves: the dev chain has no native-token ERC-20 to pair with and no
+   * pool to trade against (contracts/TestUniswapV2Pair.sol only reports reserves), and fixed prices keep
+   * quotes the same on every fresh chain.
    */
   price: string;
 }
