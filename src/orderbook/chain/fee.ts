@@ -13,14 +13,18 @@
  * 4. built-in prices of the same form (the embedded dev chain's tokens), which the table overrides.
  * A token none of them prices is "not priceable" (the API answers 404).
  *
- * Each quote is valid until now + feeQuoteTtlSeconds and is kept in a QuoteStore, so order creation can
- * ask for the lowest unexpired quote of a sell token. The store here is in memory: quotes are per process,
- * so with several API instances an order must be created on an instance that quoted its token (or the
- * caller quotes afresh when none is kept).
+ * Each quote is valid until now + feeQuoteTtlSeconds. Order creation asks for the lowest unexpired quote of
+ * a sell token, which is all that is kept of them (LowestFees: O(1) per quote, at most one candidate per
+ * second of the TTL per token). It is kept in memory: per process, so with several API instances an order
+ * is held to the quotes of the instance it reaches (or to a fresh quote when none is kept).
  */
 import { Interface } from 'ethers';
 import type { OrderbookConfig } from '../../generated/config.js';
 import { ChainError, resultOf, type ChainRpc } from './rpc.js';
+import { LowestFees } from './lowest-fees.js';
+
+/** The expiry granularity of the kept fees (lowest-fees.ts): one candidate per token per second of the TTL. */
+const FEE_BUCKET_MS = 1_000;
 
 export type FeeSettings = Pick<
   OrderbookConfig,
@@ -45,30 +49,6 @@ export interface FeeQuote {
 }
 
 export type FeeQuoteResult = { priceable: true; quote: FeeQuote } | { priceable: false; reason: string };
-
-/** The quotes this process gave, per sell token, until they expire. */
-class QuoteStore {
-  private readonly quotes = new Map<string, FeeQuote[]>();
-
-  /** Keeps `quote`; quotes expired at `now` are forgotten. */
-  add(quote: FeeQuote, now: Date): void {
-    const token = quote.sellToken.toLowerCase();
-    const kept = this.valid(token, now).concat(quote);
-    this.quotes.set(token, kept);
-  }
-
-  /** The quote with the lowest minimalFee among those for `sellToken` still valid at `at`. */
-  lowestValid(sellToken: string, at: Date): FeeQuote | undefined {
-    return this.valid(sellToken.toLowerCase(), at).reduce<FeeQuote | undefined>(
-      (low, q) => (low === undefined || q.minimalFee < low.minimalFee ? q : low),
-      undefined,
-    );
-  }
-
-  private valid(token: string, at: Date): FeeQuote[] {
-    return (this.quotes.get(token) ?? []).filter((q) => q.expirationDate.getTime() > at.getTime());
-  }
-}
 
 /** "2.5" → 25/10; null for anything that is not a non-negative decimal. */
 export function parseDecimalPrice(text: string): { numerator: bigint; denominator: bigint } | null {
@@ -97,7 +77,7 @@ export interface FeeQuoterOptions {
 }
 
 export class FeeQuoter {
-  private readonly store = new QuoteStore();
+  private readonly lowestFees = new LowestFees<FeeQuote>(FEE_BUCKET_MS);
   private readonly now: () => Date;
   private readonly tokenPrices: Map<string, string>;
   private readonly builtInPrices: Map<string, string>;
@@ -164,7 +144,7 @@ export class FeeQuoter {
       gasPrice,
       price,
     };
-    this.store.add(quote, now);
+    this.lowestFees.add(token, quote.minimalFee, quote.expirationDate.getTime(), quote, now.getTime());
     return { priceable: true, quote };
   }
 
@@ -174,8 +154,14 @@ export class FeeQuoter {
     return token === this.nativeToken || this.pools.has(token) || this.tokenPrices.has(token) || this.builtInPrices.has(token);
   }
 
+  /** The quote with the lowest minimalFee among those for `sellToken` still valid at `at`. */
   lowestValidQuote(sellToken: string, at: Date = this.now()): FeeQuote | undefined {
-    return this.store.lowestValid(sellToken, at);
+    return this.lowestFees.lowest(sellToken.toLowerCase(), at.getTime(), this.now().getTime());
+  }
+
+  /** How many quotes of `sellToken` are kept (at most one per second of the TTL). */
+  keptQuotes(sellToken: string): number {
+    return this.lowestFees.size(sellToken.toLowerCase());
   }
 
   private nativePrice(token: string): Price | null {
