@@ -12,6 +12,7 @@ import { benchGatewayMicro } from './gateway-micro.js';
 import type { Figure } from './tools.js';
 import { benchOrderbook } from './orderbook.js';
 import { benchExplorer } from './explorer.js';
+import { benchFeeStore } from './fee-store.js';
 
 const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {
   gateway: benchGateway,
@@ -19,6 +20,7 @@ const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {
   'gateway-idle': benchGatewayIdle,
   orderbook: () => benchOrderbook(),
   explorer: benchExplorer,
+  fees: () => benchFeeStore(),
 };
 
 const RESULTS_FILE = repoPath('bench-results.json');
