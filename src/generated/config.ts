@@ -205,9 +205,28 @@ export interface OrderbookConfig {
    */
   nativeToken?: string;
   minValidToSeconds: number;
+  /**
+   * A market order (priced at or better than its quote) may be valid at most this long from now, else 400 ExcessiveValidTo (MAX_MARKET_ORDER_VALIDITY_SECONDS, default 10800: CoW's 3 hours).
+   */
+  maxMarketOrderValiditySeconds: number;
+  /**
+   * Any other order but a presigned one may be valid at most this long from now, else 400 ExcessiveValidTo (MAX_LIMIT_ORDER_VALIDITY_SECONDS, default 31536000: CoW's one year).
+   */
+  maxLimitOrderValiditySeconds: number;
   gasPerTrade: number;
   feeRatioBps: number;
+  /**
+   * How long a quote holds, of GET /api/v1/tokens/{t}/fee and of POST /api/v1/quote (FEE_QUOTE_TTL_SECONDS, default 600).
+   */
   feeQuoteTtlSeconds: number;
+  /**
+   * Most quotes of POST /api/v1/quote kept at once; a new one beyond it deletes the oldest (QUOTE_MAX_LIVE, default 100000).
+   */
+  quoteMaxLive: number;
+  /**
+   * Gas given to each balanceOf/allowance eth_call of the balance reads; a token that needs more is unknown for that owner until it reads again (BALANCE_CALL_GAS, default 200000).
+   */
+  balanceCallGas: number;
   /**
    * Longest silence on an event stream before a heartbeat comment (STREAM_HEARTBEAT_MS, default 15000).
    */

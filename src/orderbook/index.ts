@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../generated/config.js';
 import type { Logger } from '../shared/logger.js';
 import type { OrderbookNetwork } from './chain/port.js';
-import { openEventStore, type OpenedEventStore } from './store/index.js';
+import { openEventStore, quoteStoreFor, type OpenedEventStore } from './store/index.js';
 import { readModelStoreFor } from './read/models/index.js';
 import { ProjectionRunner } from './read/runner.js';
 import { projections } from './read/projections/index.js';
@@ -61,7 +61,7 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
       );
     });
     validator = new ValidationPool();
-    const book = new OrderBook({ events, readModels, runner, chain, validator, config: config.orderbook });
+    const book = new OrderBook({ events, quoteStore: quoteStoreFor(events, { maxLive: config.orderbook.quoteMaxLive }), readModels, runner, chain, validator, config: config.orderbook });
     await book.start();
     const indexer = new Indexer({
       rpc: chain.rpc,

@@ -4,6 +4,7 @@
  * the read models. HTTP lives in api/, the chain behind ChainContext.
  */
 import type { EventStore, StoredEvent } from './store/types.js';
+import type { QuoteStore } from './store/quote-store.js';
 import type { ReadModelStore, Condition } from './read/models/types.js';
 import type { ProjectionRunner } from './read/runner.js';
 import { digestReadModel, type Digest } from './read/digest.js';
@@ -80,6 +81,8 @@ export interface OrderValidator {
 
 export interface OrderBookParts {
   events: EventStore;
+  /** Where quotes live until they expire (in the log's database, not in the log). */
+  quoteStore: QuoteStore;
   readModels: ReadModelStore;
   runner: ProjectionRunner;
   chain: ChainContext;
@@ -106,7 +109,7 @@ export class OrderBook {
     this.settlement = parts.chain.settlement.toLowerCase();
     this.solvable = new SolvableOrders(parts.readModels, parts.runner, parts.chain.balances, this.settlement);
     this.appData = new AppDataRegistry(parts.events, this.clock);
-    this.quotes = new Quotes(parts.events, parts.chain, parts.config, this.clock);
+    this.quotes = new Quotes(parts.quoteStore, parts.chain, parts.config, this.clock);
   }
 
   async start(): Promise<void> {

@@ -1,10 +1,11 @@
 /**
  * POST /api/v1/quote: prices an order (domain/quote.ts) from the fee's price sources and the chain's gas
- * price, and records it as a QuoteIssued event in the shared store; its id is the event's global position,
- * so an order naming the quote finds it on any instance (find).
+ * price, and saves it in the quote store (store/quote-store.ts: a row with an expiration and an integer id
+ * in the log's database, as CoW's order book keeps them), so an order naming the quote finds it on any
+ * instance (find) until it expires. Nothing is appended to the log: an order that uses a quote carries the
+ * quote's figures in its OrderCreated event. Older logs hold QuoteIssued events; they are read, never written.
  */
-import { randomUUID } from 'node:crypto';
-import type { EventStore } from './store/types.js';
+import type { QuoteData, QuoteStore, StoredQuote } from './store/quote-store.js';
 import type { OrderbookConfig } from '../generated/config.js';
 import type { OrderQuoteRequest } from '../generated/orderbook/order-quote-request.js';
 import type { OrderQuoteResponse } from '../generated/orderbook/order-quote-response.js';
@@ -13,15 +14,15 @@ import type { ChainContext } from './chain/port.js';
 import { orderbookErrors } from './domain/errors.js';
 import { resolveAppData, ZERO_APP_DATA } from './domain/app-data.js';
 import { quoteAmounts, quoteSide, quoteValidTo, type TokenPrice } from './domain/quote.js';
-import { asQuoteIssued, quoteIssued, quoteStreamId, type QuoteIssuedData } from './write/book-events.js';
 
 const isQuoteRequest = validator<OrderQuoteRequest>('orderbook/order-quote-request.schema.json');
+const isQuoteData = validator<QuoteData>('orderbook/events/quote-issued.schema.json');
 
-export type StoredQuote = QuoteIssuedData & { id: number };
+export type { StoredQuote };
 
 export class Quotes {
   constructor(
-    private readonly events: EventStore,
+    private readonly store: QuoteStore,
     private readonly chain: ChainContext,
     private readonly config: OrderbookConfig,
     private readonly clock: () => number,
@@ -52,7 +53,7 @@ export class Quotes {
     const amounts = quoteAmounts(side, sell.price, buy.price, gasPrice, gasAmount);
     if (amounts.buyAmount === 0n) throw orderbookErrors.zeroAmount();
     const quotedAt = new Date(this.clock());
-    const data: QuoteIssuedData = {
+    const data: QuoteData = {
       sellToken,
       buyToken,
       receiver: body.receiver ? body.receiver.toLowerCase() : null,
@@ -75,7 +76,8 @@ export class Quotes {
       expiration: new Date(quotedAt.getTime() + this.config.feeQuoteTtlSeconds * 1000).toISOString(),
       quotedAt: quotedAt.toISOString(),
     };
-    const { position } = await this.events.append(quoteStreamId(randomUUID()), [quoteIssued(data)], 0);
+    if (!isQuoteData(data)) throw new Error(`a quote does not match its schema: ${JSON.stringify(isQuoteData.errors?.[0])}`);
+    const id = await this.store.save(data, quotedAt);
     return {
       quote: {
         sellToken,
@@ -98,15 +100,13 @@ export class Quotes {
       },
       from: data.from,
       expiration: data.expiration,
-      id: position,
+      id,
       verified: false,
     };
   }
 
-  /** The quote with id `id` (any instance's), or null. */
-  async find(id: number): Promise<StoredQuote | null> {
-    if (!Number.isSafeInteger(id) || id < 1) return null;
-    const [event] = await this.events.readAll(id - 1, 1);
-    return event?.position === id ? asQuoteIssued(event) : null;
+  /** The quote with id `id` (any instance's) unless it expired, or null. */
+  find(id: number): Promise<StoredQuote | null> {
+    return this.store.find(id, new Date(this.clock()));
   }
 }

@@ -1,12 +1,16 @@
-/** Opening the configured event store: PostgreSQL when a database URL is set, else SQLite under DATA_DIR. */
+/** Opening the configured event store (PostgreSQL when a database URL is set, else SQLite under DATA_DIR), and the quote store beside it. */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PostgresEventStore } from './postgres.js';
 import { SqliteEventStore } from './sqlite.js';
+import { SqliteQuoteStore } from './quotes-sqlite.js';
+import { PostgresQuoteStore } from './quotes-postgres.js';
+import type { QuoteStore, QuoteStoreLimits } from './quote-store.js';
 
 export * from './types.js';
 export { PostgresEventStore, type PostgresEventStoreOptions } from './postgres.js';
 export { SqliteEventStore } from './sqlite.js';
+export * from './quote-store.js';
 
 export interface EventStoreOptions {
   /** Directory of the SQLite file (`events.sqlite`), created if missing. */
@@ -27,4 +31,9 @@ export async function openEventStore(options: EventStoreOptions): Promise<Opened
   }
   mkdirSync(options.dataDir, { recursive: true });
   return new SqliteEventStore(join(options.dataDir, 'events.sqlite'), { scan: options.scan });
+}
+
+/** The quote store in the event store's database: the same SQLite connection, or the same schema and pool. */
+export function quoteStoreFor(events: OpenedEventStore, limits: QuoteStoreLimits): QuoteStore {
+  return events.kind === 'sqlite' ? new SqliteQuoteStore(events.db, limits) : new PostgresQuoteStore(events.pool, events.schema, limits);
 }

@@ -3,12 +3,14 @@
  * - AppDataRegistered, the only event of stream `app-data-<hash>`: a full app data document became known
  *   (PUT /api/v1/app_data, or an order sent with the document). Documents are immutable, so the stream's
  *   expected version 0 is the whole decision: a second registration of the same document appends nothing.
- * - QuoteIssued, the only event of stream `quote-<random>`: POST /api/v1/quote priced an order. The quote's
- *   id is the event's global position, so every instance sharing the store finds it (readAll(id - 1, 1)).
+ * - QuoteIssued, the only event of stream `quote-<random>`: POST /api/v1/quote priced an order (the quote's
+ *   id was the event's global position). Older versions appended it; quotes now live in the quote store
+ *   (store/quote-store.ts) and nothing appends it. Logs that hold it are still read and replayed (no read
+ *   model takes it in), and tests write it to build such logs.
  * Like the order events (events.ts): `{type, schemaVersion, data}` with data checked against
  * schemas/orderbook/events/ before it is appended.
  */
-import type { NewEvent, StoredEvent } from '../store/types.js';
+import type { NewEvent } from '../store/types.js';
 import type { AppDataRegisteredData } from '../../generated/orderbook/events/app-data-registered.js';
 import type { QuoteIssuedData } from '../../generated/orderbook/events/quote-issued.js';
 import { validator } from '../../shared/schemas.js';
@@ -46,10 +48,4 @@ export function appDataRegistered(data: AppDataRegisteredData): AppDataRegistere
 
 export function quoteIssued(data: QuoteIssuedData): QuoteIssued {
   return checked({ type: 'QuoteIssued', schemaVersion: EVENT_SCHEMA_VERSION, data });
-}
-
-/** The quote at global position `id`, if the event there is a QuoteIssued of this build's version. */
-export function asQuoteIssued(event: StoredEvent | undefined): (QuoteIssuedData & { id: number }) | null {
-  if (!event || event.type !== 'QuoteIssued' || event.schemaVersion !== EVENT_SCHEMA_VERSION) return null;
-  return { ...(event.data as QuoteIssuedData), id: event.position };
 }

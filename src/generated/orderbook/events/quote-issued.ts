@@ -1,7 +1,7 @@
 /* Generated from schemas/orderbook/events/quote-issued.schema.json by `npm run gen:types`. Do not edit. */
 
 /**
- * Data of QuoteIssued (schemaVersion 1), the only event of stream quote-<random>: POST /api/v1/quote priced an order. The quote's id is this event's global position, so any instance sharing the store finds it. sellAmount is after the fee.
+ * A quote of POST /api/v1/quote as the quote store keeps it (its id aside), and the data of QuoteIssued (schemaVersion 1), the only event of stream quote-<random>, which older versions appended for each quote (its id was the event's global position); logs holding it are still read. sellAmount is after the fee.
  */
 export interface QuoteIssuedData {
   sellToken: string;
