@@ -39,6 +39,7 @@ import type { AuctionOrder } from '../generated/orderbook/auction-order.js';
 import type { StoredOrderQuote } from '../generated/orderbook/stored-order-quote.js';
 import { normalizeOrderBody } from './domain/app-data.js';
 import { orderClass, priceNumber } from './domain/quote.js';
+import { checkValidToCap } from './domain/validity.js';
 import { verifyCancellations } from './domain/cancellation.js';
 import { foldOrderEvents, presentOrder, status as orderStatus } from './write/order-state.js';
 import { parseOrderEvent } from './write/events.js';
@@ -149,6 +150,8 @@ export class OrderBook {
     if (quote && (quote.sellToken !== order.sellToken || quote.buyToken !== order.buyToken || quote.kind !== order.kind)) {
       throw orderbookErrors.invalidQuote(`quote ${quoteId} is for another pair or kind than the order`);
     }
+    const orderClassOf = orderClass(order, quote && { sellAmount: BigInt(quote.sellAmount), buyAmount: BigInt(quote.buyAmount) });
+    checkValidToCap(order, orderClassOf, context.now, { maxMarketSeconds: config.maxMarketOrderValiditySeconds, maxLimitSeconds: config.maxLimitOrderValiditySeconds });
     if (order.signingScheme === 'eip1271' && !(await chain.eip1271(order.owner, order.digest, order.signature))) {
       throw orderbookErrors.invalidEip1271Signature(order.digest);
     }

@@ -55,6 +55,8 @@ export const orderbookErrors = {
   sameBuyAndSellToken: () => badRequest('SameBuyAndSellToken', 'Buy token is the same as the sell token.'),
   insufficientValidTo: (minValidTo: number) =>
     badRequest('InsufficientValidTo', `validTo is not far enough in the future: it must be at least ${minValidTo}`),
+  excessiveValidTo: (maxValidTo: number, orderClass: 'market' | 'limit') =>
+    badRequest('ExcessiveValidTo', `validTo is too far into the future: a ${orderClass} order may be valid until ${maxValidTo} at most`),
   sellAmountOverflow: () =>
     badRequest('SellAmountOverflow', 'sellAmount + feeAmount exceeds 2^256-1: the settlement could not transfer it'),
 

@@ -125,6 +125,20 @@ describe('order book API: refusals, domain and fees', function () {
     await refused(await body({ validTo: 0 }), 400, 'InsufficientValidTo');
   });
 
+  it('ExcessiveValidTo beyond a year for an order without a quote (a limit order); a presigned one is not capped', async () => {
+    const year = 365 * 24 * 3600;
+    await refused(await body({ validTo: now() + year + 120 }), 400, 'ExcessiveValidTo', /limit order may be valid until \d+ at most/);
+    await refused(await body({ validTo: 0xffffffff }), 400, 'ExcessiveValidTo');
+    const within = await postOrder(h.api, await body({ validTo: now() + year - 120 }));
+    assert.equal(within.status, 201, within.text);
+    const presigned = await postOrder(h.api, await body({ validTo: 0xffffffff }, (b) => {
+      b.signingScheme = 'presign';
+      b.signature = alice.address.toLowerCase();
+      (b as { from?: string }).from = alice.address;
+    }));
+    assert.equal(presigned.status, 201, presigned.text);
+  });
+
   it('InvalidSignature: not 65 bytes, a bad v, r zero, and a signature of another order that recovers someone else', async () => {
     await refused(await body({}, (b) => (b.signature = '0x' + '11'.repeat(64))), 400, 'InvalidSignature');
     await refused(await body({}, (b) => (b.signature = b.signature.slice(0, -2) + '1d')), 400, 'InvalidSignature');
