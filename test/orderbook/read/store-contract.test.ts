@@ -107,6 +107,27 @@ function contract(
       await assert.rejects(store.find('accounts', { where: [{ column: 'nope', op: '=', value: 1 }] }));
     });
 
+    it('pages by a keyset cursor: the rows after the last one seen, in orderBy order, ties broken by key', async () => {
+      await drain(store, accounts(), 100);
+      const orderBy = [{ column: 'owner' }, { column: 'id' }];
+      const seen: string[] = [];
+      let after: (string | number)[] | undefined;
+      for (;;) {
+        const page = await store.find<Account>('accounts', { where: [{ column: 'balance', op: '>=', value: 50 }], orderBy, after, limit: 4 });
+        seen.push(...page.map((r) => r.key));
+        if (page.length < 4) break;
+        const last = page[page.length - 1];
+        after = [last.doc.owner, last.key];
+      }
+      const expected = (await store.find<Account>('accounts', { where: [{ column: 'balance', op: '>=', value: 50 }], orderBy })).map((r) => r.key);
+      assert.equal(expected.length, 25);
+      assert.deepEqual(seen, expected);
+      assert.equal(new Set(seen).size, seen.length, 'no row twice');
+      const afterAlice = await store.find<Account>('accounts', { orderBy, after: ['alice', 'acc-29'] });
+      assert.ok(afterAlice.length > 0 && afterAlice.every((r) => r.doc.owner === 'bob'));
+      await assert.rejects(store.find('accounts', { orderBy: [{ column: 'owner', desc: true }], after: ['bob'] }));
+    });
+
     it('gives the same digest whatever the batch size', async () => {
       await drain(store, accounts(), 1);
       const one = await digestReadModel(store, 'accounts');

@@ -95,6 +95,23 @@ export class MemoryReadModelStore implements ReadModelStore {
       .map(([key, entry]) => ({ key, doc: entry.doc as Doc, position: entry.position }));
     const sortValue = (row: Row<Doc>, column: string) =>
       column === 'id' ? row.key : column === 'position' ? row.position : projection.columns[column].of(row.doc);
+    if (query.after !== undefined) {
+      const after = query.after;
+      const columns = (query.orderBy ?? []).map((o) => o.column);
+      if (columns.length !== after.length || (query.orderBy ?? []).some((o) => o.desc)) {
+        throw new Error('a cursor needs one value per orderBy column, all ascending');
+      }
+      // Tuple comparison as SQL makes it: the first column that differs decides; a null never follows.
+      const follows = (row: Row<Doc>) => {
+        for (let i = 0; i < columns.length; i++) {
+          const value = sortValue(row, columns[i]);
+          if (value === null || value === undefined) return false;
+          if (value !== after[i]) return value > after[i];
+        }
+        return false;
+      };
+      rows = rows.filter(follows);
+    }
     for (const { column, desc } of [...(query.orderBy ?? [])].reverse()) {
       rows = rows.sort((a, b) => {
         const x = sortValue(a, column);

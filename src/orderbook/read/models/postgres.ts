@@ -188,27 +188,7 @@ export class PostgresReadModelStore implements ReadModelStore {
 
   async snapshot(name: string, visit: (key: string, doc: unknown) => void): Promise<number> {
     this.require(name);
-    const table = this.t(`rm_${name}`);
-    const client = await this.pool.connect();
-    try {
-      // One snapshot for the checkpoint and every page of documents.
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const cp = await client.query<{ position: string }>(`SELECT position FROM ${this.t('rm_checkpoints')} WHERE name = $1`, [name]);
-      let last = '';
-      for (;;) {
-        const page = await client.query<RawRow>(`SELECT id, doc FROM ${table} WHERE id > $1 ORDER BY id LIMIT 5000`, [last]);
-        for (const row of page.rows) visit(row.id, JSON.parse(row.doc));
-        if (page.rows.length < 5000) break;
-        last = page.rows[page.rows.length - 1].id;
-      }
-      await client.query('COMMIT');
-      return Number(cp.rows[0]?.position ?? 0);
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    return snapshotPostgres(this.pool, this.schema, name, visit);
   }
 
   async close(): Promise<void> {
@@ -234,6 +214,39 @@ export class PostgresReadModelStore implements ReadModelStore {
     const p = this.projections.get(name);
     if (!p) throw new Error(`read model ${name} was not prepared`);
     return p;
+  }
+}
+
+/**
+ * Every document of read model `name` in key order, and the checkpoint, from one snapshot of `schema`:
+ * ReadModelStore.snapshot, and what a digest worker runs on a pool of its own.
+ */
+export async function snapshotPostgres(
+  pool: Pool,
+  schema: string,
+  name: string,
+  visit: (key: string, doc: unknown) => void,
+): Promise<number> {
+  const table = `"${schema}".rm_${checkedName(name)}`;
+  const client = await pool.connect();
+  try {
+    // One snapshot for the checkpoint and every page of documents.
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const cp = await client.query<{ position: string }>(`SELECT position FROM "${schema}".rm_checkpoints WHERE name = $1`, [name]);
+    let last = '';
+    for (;;) {
+      const page = await client.query<RawRow>(`SELECT id, doc FROM ${table} WHERE id > $1 ORDER BY id LIMIT 5000`, [last]);
+      for (const row of page.rows) visit(row.id, JSON.parse(row.doc));
+      if (page.rows.length < 5000) break;
+      last = page.rows[page.rows.length - 1].id;
+    }
+    await client.query('COMMIT');
+    return Number(cp.rows[0]?.position ?? 0);
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
   }
 }
 

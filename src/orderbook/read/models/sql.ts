@@ -20,6 +20,17 @@ export function whereClause(
     params.push(c.value);
     return `${known(c.column)} ${c.op} ${placeholder(params.length)}`;
   });
+  if (query.after !== undefined) {
+    const columns = (query.orderBy ?? []).map((o) => o.column);
+    if (columns.length !== query.after.length || (query.orderBy ?? []).some((o) => o.desc)) {
+      throw new Error('a cursor needs one value per orderBy column, all ascending');
+    }
+    const places = query.after.map((value) => {
+      params.push(value);
+      return placeholder(params.length);
+    });
+    conditions.push(`(${columns.map(known).join(', ')}) > (${places.join(', ')})`);
+  }
   let sql = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
   const order = (query.orderBy ?? []).map((o) => `${known(o.column)}${o.desc ? ' DESC' : ''}`);
   if (order.length > 0) sql += ` ORDER BY ${order.join(', ')}`;

@@ -163,13 +163,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async snapshot(name: string, visit: (key: string, doc: unknown) => void): Promise<number> {
     this.require(name);
-    return this.db.transaction(() => {
-      const position = this.currentCheckpoint(name);
-      for (const row of this.db.prepare(`SELECT id, doc FROM rm_${name} ORDER BY id`).iterate() as Iterable<RawRow>) {
-        visit(row.id, JSON.parse(row.doc));
-      }
-      return position;
-    })();
+    return snapshotSqlite(this.db, name, visit);
   }
 
   async close(): Promise<void> {
@@ -181,6 +175,21 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (!p) throw new Error(`read model ${name} was not prepared`);
     return p;
   }
+}
+
+/**
+ * Every document of read model `name` in key order, and the checkpoint, in one read transaction of `db`:
+ * ReadModelStore.snapshot, and what a digest worker runs on a read-only connection of its own.
+ */
+export function snapshotSqlite(db: Database, name: string, visit: (key: string, doc: unknown) => void): number {
+  checkedName(name);
+  return db.transaction(() => {
+    const position = (db.prepare('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as { position: number } | undefined)?.position ?? 0;
+    for (const row of db.prepare(`SELECT id, doc FROM rm_${name} ORDER BY id`).iterate() as Iterable<RawRow>) {
+      visit(row.id, JSON.parse(row.doc));
+    }
+    return position;
+  })();
 }
 
 interface RawRow {

@@ -42,6 +42,11 @@ export interface Condition {
 export interface Query {
   where?: Condition[];
   orderBy?: { column: string; desc?: boolean }[];
+  /**
+   * A keyset cursor: only rows after these values of the orderBy columns (all ascending), compared as a
+   * tuple, so that the next page costs an index seek however deep it is.
+   */
+  after?: (string | number)[];
   limit?: number;
   offset?: number;
 }
