@@ -11,6 +11,7 @@ import { readModelStoreFor } from './read/models/index.js';
 import { ProjectionRunner } from './read/runner.js';
 import { projections } from './read/projections/index.js';
 import { OrderBook } from './orderbook.js';
+import { digestsInWorker } from './read/digest-cache.js';
 import { openChain, type LiveChain } from './chain/live.js';
 import { Indexer } from './chain/indexer.js';
 import { indexerStateFor } from './chain/indexer-state.js';
@@ -61,7 +62,7 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
       );
     });
     validator = new ValidationPool();
-    const book = new OrderBook({ events, quoteStore: quoteStoreFor(events, { maxLive: config.orderbook.quoteMaxLive }), readModels, runner, chain, validator, config: config.orderbook });
+    const book = new OrderBook({ events, quoteStore: quoteStoreFor(events, { maxLive: config.orderbook.quoteMaxLive }), readModels, runner, chain, validator, config: config.orderbook, digests: digestsInWorker(storeOptions) });
     await book.start();
     const indexer = new Indexer({
       rpc: chain.rpc,

@@ -7,7 +7,7 @@ import type { EventStore, StoredEvent } from './store/types.js';
 import type { QuoteStore } from './store/quote-store.js';
 import type { ReadModelStore, Condition } from './read/models/types.js';
 import type { ProjectionRunner } from './read/runner.js';
-import { digestReadModel, type Digest } from './read/digest.js';
+import { DigestCache, digestsInProcess, type DigestComputation } from './read/digest-cache.js';
 import type { OrderbookConfig } from '../generated/config.js';
 import type { Order } from '../generated/orderbook/order.js';
 import type { Trade } from '../generated/orderbook/trade.js';
@@ -92,6 +92,8 @@ export interface OrderBookParts {
   validator?: OrderValidator;
   /** Milliseconds since the epoch; tests may move time. */
   clock?: () => number;
+  /** How GET /api/v1/projections computes digests: in a worker thread (index.ts); on the event loop when absent. */
+  digests?: DigestComputation;
 }
 
 export class OrderBook {
@@ -102,7 +104,7 @@ export class OrderBook {
   readonly appData: AppDataRegistry;
   readonly quotes: Quotes;
   private readonly clock: () => number;
-  private readonly digests = new Map<string, Digest>();
+  private readonly digests: DigestCache;
 
   constructor(private readonly parts: OrderBookParts) {
     this.clock = parts.clock ?? Date.now;
@@ -111,6 +113,10 @@ export class OrderBook {
     this.solvable = new SolvableOrders(parts.readModels, parts.runner, parts.chain.balances, this.settlement);
     this.appData = new AppDataRegistry(parts.events, this.clock);
     this.quotes = new Quotes(parts.quoteStore, parts.chain, parts.config, this.clock);
+    this.digests = new DigestCache(
+      parts.digests ?? digestsInProcess(parts.readModels),
+      parts.runner.projections.map((p) => p.name),
+    );
   }
 
   async start(): Promise<void> {
@@ -456,14 +462,9 @@ export class OrderBook {
   async projections(): Promise<ProjectionsStatus> {
     const result: ProjectionsStatus = { head: await this.parts.events.head(), projections: {} };
     for (const projection of this.parts.runner.projections) {
-      // A digest reads every document: reuse it while the read model has not moved.
+      // A digest reads every document: kept while the read model has not moved, computed off the event loop.
       const position = await this.parts.readModels.checkpoint(projection.name);
-      let digest = this.digests.get(projection.name);
-      if (!digest || digest.position !== position) {
-        digest = await digestReadModel(this.parts.readModels, projection.name);
-        this.digests.set(projection.name, digest);
-      }
-      result.projections[projection.name] = { version: projection.version, ...digest };
+      result.projections[projection.name] = { version: projection.version, ...(await this.digests.digest(projection.name, position)) };
     }
     return result;
   }

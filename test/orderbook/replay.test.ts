@@ -14,6 +14,7 @@ import { ProjectionRunner } from '../../src/orderbook/read/runner.js';
 import { digestReadModel, type Digest } from '../../src/orderbook/read/digest.js';
 import { replay } from '../../src/orderbook/read/rebuild.js';
 import { replayOrderbook } from '../../src/orderbook/read/replay.js';
+import { digestsInWorker } from '../../src/orderbook/read/digest-cache.js';
 import { checkOrderEvent, orderStreamId } from '../../src/orderbook/write/events.js';
 import { appDataRegistered, appDataStreamId, quoteIssued, quoteStreamId } from '../../src/orderbook/write/book-events.js';
 import { projections } from '../../src/orderbook/read/projections/index.js';
@@ -58,6 +59,12 @@ describe('order book replay', function () {
     await store.close();
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("gives the digests GET /api/v1/projections computes in its worker thread, from the live read models", async () => {
+    const names = projections.map((p) => p.name);
+    const computed = await digestsInWorker({ dataDir: dir })(names);
+    assert.deepEqual(computed, live);
+  });
 
   for (const workers of [1, 2, 3]) {
     it(`gives the live digests with ${workers} worker(s)`, async () => {

@@ -30,7 +30,12 @@ export async function openEventStore(options: EventStoreOptions): Promise<Opened
     return PostgresEventStore.open({ connectionString: options.databaseUrl, schema: options.pgSchema });
   }
   mkdirSync(options.dataDir, { recursive: true });
-  return new SqliteEventStore(join(options.dataDir, 'events.sqlite'), { scan: options.scan });
+  return new SqliteEventStore(sqliteFile(options.dataDir), { scan: options.scan });
+}
+
+/** The SQLite file of the log (and of the read models and quotes beside it) under `dataDir`. */
+export function sqliteFile(dataDir: string): string {
+  return join(dataDir, 'events.sqlite');
 }
 
 /** The quote store in the event store's database: the same SQLite connection, or the same schema and pool. */
