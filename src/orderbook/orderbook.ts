@@ -46,8 +46,12 @@ import { parseOrderEvent } from './write/events.js';
 import { decideCancelOrder } from './write/cancel-order.js';
 import type { OrderExtras } from './write/create-order.js';
 import { AppDataRegistry } from './app-data-registry.js';
+import type { OrderCursor } from './read/order-cursor.js';
 import { Quotes, type StoredQuote } from './quotes.js';
 import { createHash } from 'node:crypto';
+
+/** GET /api/v1/users/{address}/total_surplus sums over at most this many of the owner's newest trades. */
+export const TOTAL_SURPLUS_MAX_TRADES = 1000;
 
 export interface OrdersFilter {
   owner?: string;
@@ -58,6 +62,16 @@ export interface OrdersFilter {
   includeInsufficientBalance: boolean;
   /** Unix seconds; default now. */
   minValidTo?: number;
+  /** Orders read for the page (those the include flags leave out are read, not listed). */
+  limit: number;
+  /** Where the page starts: after this order of the listing's order. */
+  after?: OrderCursor;
+}
+
+/** A page of GET /api/v1/orders and, when there may be more, where the next one starts. */
+export interface OrdersPage {
+  orders: Order[];
+  next: OrderCursor | null;
 }
 
 export interface PageFilter {
@@ -233,8 +247,12 @@ export class OrderBook {
     return (await this.view(row, this.now()))!;
   }
 
-  /** GET /api/v1/orders. */
-  async orders(filter: OrdersFilter): Promise<Order[]> {
+  /**
+   * GET /api/v1/orders: oldest first (creation time, then UID), `filter.limit` rows read after the cursor:
+   * a bounded read whatever the book holds. A page whose rows the include flags thin out is shorter; the
+   * next cursor follows the last row read, and is given whenever the page read as many rows as it could.
+   */
+  async orders(filter: OrdersFilter): Promise<OrdersPage> {
     const now = this.now();
     const where: Condition[] = [
       { column: 'known', op: '=', value: true },
@@ -248,6 +266,8 @@ export class OrderBook {
     const rows = await this.parts.readModels.find<OrderDoc>('orders', {
       where,
       orderBy: [{ column: 'created_at' }, { column: 'id' }],
+      after: filter.after && [filter.after.createdAt, filter.after.uid],
+      limit: filter.limit,
     });
     const orders: Order[] = [];
     for (const row of rows) {
@@ -255,7 +275,9 @@ export class OrderBook {
       if (funding && !funding.funded && !filter.includeInsufficientBalance) continue;
       orders.push(this.present(row, now, funding)!);
     }
-    return orders;
+    const last = rows.at(-1);
+    const next = rows.length === filter.limit && last?.doc.order ? { createdAt: last.doc.order.creationDate, uid: last.key } : null;
+    return { orders, next };
   }
 
   /** GET /api/v1/tokens/{sellToken}/fee. */
@@ -390,10 +412,15 @@ export class OrderBook {
   /**
    * GET /api/v1/users/{address}/total_surplus: over the user's trades, what they got beyond their limit
    * price (sell orders: more buy token; buy orders: less sell token), in native token atoms at today's
-   * prices; trades of tokens nothing prices count 0.
+   * prices; trades of tokens nothing prices count 0. Over the owner's newest TOTAL_SURPLUS_MAX_TRADES trades
+   * at most, so that one request reads a bounded number of documents however many trades the owner made.
    */
   async totalSurplus(owner: string): Promise<{ totalSurplus: string }> {
-    const trades = await this.parts.readModels.find<Trade>('trades', { where: [{ column: 'owner', op: '=', value: owner }] });
+    const trades = await this.parts.readModels.find<Trade>('trades', {
+      where: [{ column: 'owner', op: '=', value: owner }],
+      orderBy: [{ column: 'block_number', desc: true }, { column: 'log_index', desc: true }],
+      limit: TOTAL_SURPLUS_MAX_TRADES,
+    });
     const prices = new Map<string, { numerator: bigint; denominator: bigint } | null>();
     const priceOf = async (token: string) => {
       if (!prices.has(token)) prices.set(token, await this.quotes.price(token).then((p) => p.price, () => null));

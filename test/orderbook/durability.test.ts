@@ -64,7 +64,7 @@ async function getJson(url: string): Promise<{ status: number; json: any }> {
 async function wholeLog(api: string): Promise<{ position: number; streamId: string; streamVersion: number; type: string; data: any }[]> {
   const events = [];
   for (let after = 0; ; ) {
-    const { json: page } = await getJson(`${api}/events?after=${after}&limit=10000`);
+    const { json: page } = await getJson(`${api}/events?after=${after}&limit=1000`);
     if (page.length === 0) return events;
     events.push(...page);
     after = page[page.length - 1].position;

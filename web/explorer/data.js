@@ -13,6 +13,23 @@ export async function getJson(path, init) {
   return body;
 }
 
+/**
+ * A listing the API pages (GET /orders): each page's items, following the Link header's rel="next" until
+ * there is none or `maxPages` pages were read.
+ */
+export async function getPages(path, maxPages = 20) {
+  const items = [];
+  let url = path.startsWith('/') ? path : `${API}/${path}`;
+  for (let page = 0; url && page < maxPages; page++) {
+    const res = await fetch(url);
+    const body = await res.json().catch(() => undefined);
+    if (!res.ok) throw new Error(body?.description ?? `${res.status} ${res.statusText}`);
+    items.push(...body);
+    url = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
+  }
+  return items;
+}
+
 /** An order as GET /orders gives it, from its OrderCreated event. */
 function orderFromCreated(event) {
   const d = event.data;
@@ -51,7 +68,7 @@ class LiveBook {
     // The stream first (from now), the orders second: events of the gap are applied after the load.
     const early = [];
     this.connect((event) => (this.loaded ? this.apply(event) : early.push(event)));
-    getJson('orders?includeInsufficientBalance=true')
+    getPages('orders?includeInsufficientBalance=true')
       .then((orders) => {
         for (const order of orders) this.orders.set(order.uid, order);
       })

@@ -1,7 +1,7 @@
 // The explorer's pages, one component each; app.js routes to them by the URL's hash.
 import { html } from './html.js';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { book, getJson, useBook, useLoad } from './data.js';
+import { book, getJson, getPages, useBook, useLoad } from './data.js';
 import { DepthChart } from './depth-chart.js';
 import { amount, ownerOfUid, price, ratio, short, time } from './format.js';
 
@@ -142,7 +142,7 @@ export function OwnerPage({ owner }) {
   for (const [uid, position] of book.touched) if (position > last && ownerOfUid(uid) === address) last = position;
   const key = `${address}:${last}`;
   const orders = useLoad(
-    () => getJson(`orders?owner=${address}&includeFullyExecuted=true&includeInvalidated=true&includeInsufficientBalance=true&minValidTo=0`),
+    () => getPages(`orders?owner=${address}&includeFullyExecuted=true&includeInvalidated=true&includeInsufficientBalance=true&minValidTo=0`),
     key,
   );
   const trades = useLoad(() => getJson(`trades?owner=${address}&limit=1000`), key);

@@ -30,6 +30,7 @@ import type { SolverViewWatch } from '../live/solver-stream.js';
 import type { ReplayVerifier } from '../live/verify-replay.js';
 import { serveEventStream } from '../live/event-stream.js';
 import { serveSolverStream } from '../live/solver-stream.js';
+import { encodeOrderCursor } from '../read/order-cursor.js';
 
 /** What the streaming endpoints and the replay check need (live/). */
 export interface LiveParts {
@@ -130,7 +131,14 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   });
 
   router.get('/orders', async (ctx) => {
-    ctx.body = await book.orders(parseOrdersQuery(ctx));
+    const page = await book.orders(parseOrdersQuery(ctx));
+    // The next page: the same query from the cursor (RFC 8288 Link, as GitHub's API pages).
+    if (page.next) {
+      const query = new URLSearchParams(ctx.querystring);
+      query.set('cursor', encodeOrderCursor(page.next));
+      ctx.set('Link', `<${ctx.path}?${query}>; rel="next"`);
+    }
+    ctx.body = page.orders;
   });
 
   router.get('/orders/:uid', async (ctx) => {

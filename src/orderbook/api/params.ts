@@ -13,6 +13,7 @@ import type { OrderUids } from '../../generated/orderbook/order-uids.js';
 import type { OrdersFilter, PageFilter, TradesFilter } from '../orderbook.js';
 import type { EventStreamQuery } from '../../generated/orderbook/queries/event-stream-query.js';
 import type { StreamRequest } from '../live/event-stream.js';
+import { decodeOrderCursor, type OrderCursor } from '../read/order-cursor.js';
 
 const ordersQuery = validator<OrdersQuery>('orderbook/queries/orders-query.schema.json');
 const tradesQuery = validator<TradesQuery>('orderbook/queries/trades-query.schema.json');
@@ -46,7 +47,18 @@ export function parseOrdersQuery(ctx: Context): OrdersFilter {
     includeInvalidated: q.includeInvalidated === 'true',
     includeInsufficientBalance: q.includeInsufficientBalance === 'true',
     minValidTo: q.minValidTo === undefined ? undefined : Number(q.minValidTo),
+    limit: Number(q.limit ?? ORDERS_MAX_LIMIT),
+    after: q.cursor === undefined ? undefined : orderCursor(q.cursor),
   };
+}
+
+/** GET /api/v1/orders: pages of at most this many orders read, and as many by default. */
+export const ORDERS_MAX_LIMIT = 1000;
+
+function orderCursor(text: string): OrderCursor {
+  const cursor = decodeOrderCursor(text);
+  if (!cursor) throw orderbookErrors.invalidOrderData('cursor is not one this service gave (take it from the Link header of the previous page)');
+  return cursor;
 }
 
 export const TRADES_DEFAULT_LIMIT = 100;
@@ -62,10 +74,13 @@ export function parseTradesQuery(ctx: Context): TradesFilter {
   };
 }
 
+/** GET /api/v1/events: at most this many events a page, and as many by default. */
+export const EVENTS_MAX_LIMIT = 1000;
+
 export function parseEventsQuery(ctx: Context): { after: number; limit: number } {
   const q = singleQuery(ctx.query);
   if (!eventsQuery(q)) throw orderbookErrors.fromSchema(eventsQuery.errors, 'query');
-  return { after: Number(q.after ?? 0), limit: Number(q.limit ?? 1000) };
+  return { after: Number(q.after ?? 0), limit: Number(q.limit ?? EVENTS_MAX_LIMIT) };
 }
 
 export interface BodyLimits {

@@ -247,6 +247,42 @@ describe('order book API: orders', function () {
     assert.ok(![first, second, small].some((s) => solvableUids.includes(s.uid)));
   });
 
+  it('pages the listing: limit orders read a page, the Link header names the next one, every order once in order', async () => {
+    const ivan = await h.trader({ [TKA]: e18(100) });
+    const placed: SignedOrderCreation[] = [];
+    // Five orders the owner funds and, oldest first in the middle, two it cannot: a page is `limit` orders
+    // read, and those the flags leave out are not listed, so a page may be short.
+    for (const amount of [10, 10, 90, 90, 10, 10, 10]) {
+      placed.push(await place(ivan, { sellToken: TKA, buyToken: TKB, sellAmount: e18(amount), buyAmount: e18(1), appData: '0x' + String(placed.length + 1).padStart(64, '0') }));
+    }
+    const walk = async (query: string) => {
+      const pages: string[][] = [];
+      let path: string | undefined = `/orders?${query}`;
+      while (path) {
+        const res = await get(h.api.replace(/\/api\/v1$/, ''), path.startsWith('/api/') ? path : `/api/v1${path}`);
+        assert.equal(res.status, 200, res.text);
+        pages.push(res.json.map((o: ApiOrder) => o.uid));
+        path = /<([^>]+)>; rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
+        assert.ok(pages.length <= 10, 'the pages end');
+      }
+      return pages;
+    };
+    const byAge = (await list({ owner: ivan.address, includeInsufficientBalance: true })).map((o) => o.uid);
+    assert.deepEqual([...byAge].sort(), sorted(...placed));
+    const all = await walk(`owner=${ivan.address}&includeInsufficientBalance=true&limit=3`);
+    assert.deepEqual(all.map((p) => p.length), [3, 3, 1]);
+    assert.deepEqual(all.flat(), byAge, 'oldest first, each once');
+    const funded = await walk(`owner=${ivan.address}&limit=3`);
+    assert.equal(funded.flat().length, 5);
+    assert.ok(funded.some((page) => page.length < 3), 'a page thinned out by the flags is short');
+    const exact = await walk(`owner=${ivan.address}&includeInsufficientBalance=true&limit=7`);
+    assert.deepEqual(exact.map((p) => p.length), [7, 0], 'a full page may be followed by an empty one');
+    const bad = await get(h.api, `/orders?limit=2&cursor=${Buffer.from('x y').toString('base64url')}`);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.errorType, 'InvalidOrderData');
+    assert.match(bad.json.description, /cursor/);
+  });
+
   it('cancels with an eip712 or ethsign cancellation: 200 with an empty body, then AlreadyCancelled', async () => {
     const heidi = await h.trader({ [TKA]: e18(100) });
     const a = await place(heidi, { sellToken: TKA, buyToken: TKB, sellAmount: e18(1), buyAmount: e18(1) });

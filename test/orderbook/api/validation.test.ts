@@ -253,11 +253,16 @@ describe('order book API: refusals, domain and fees', function () {
       ['/trades?limit=0', 'limit'],
       ['/trades?limit=1001', 'limit'],
       ['/trades?offset=-1', 'offset'],
+      ['/trades?offset=10001', 'offset'],
+      ['/orders?limit=1001', 'limit'],
+      ['/orders?limit=0', 'limit'],
+      ['/orders?cursor=not*base64', 'cursor'],
+      ['/orders?cursor=' + Buffer.from('2026-01-01 nonsense').toString('base64url'), 'cursor'],
       ['/trades?orderUid=0x12', 'orderUid'],
       ['/trades?owner=nobody', 'owner'],
       ['/events?after=-1', 'after'],
       ['/events?after=abc', 'after'],
-      ['/events?limit=10001', 'limit'],
+      ['/events?limit=1001', 'limit'],
       ['/events?limit=0', 'limit'],
     ];
     for (const [path, parameter] of bad) {

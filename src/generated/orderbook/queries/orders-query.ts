@@ -1,7 +1,7 @@
 /* Generated from schemas/orderbook/queries/orders-query.schema.json by `npm run gen:types`. Do not edit. */
 
 /**
- * Query parameters of GET /api/v1/orders, as strings from the URL. By default the currently valid orders; filters narrow the set, include flags widen it.
+ * Query parameters of GET /api/v1/orders, as strings from the URL. By default the currently valid orders; filters narrow the set, include flags widen it. Oldest first, a page at a time: `limit` orders are read (default and at most 1000), and when there may be more the answer's Link header names the next page (rel="next", the same query with `cursor`).
  */
 export interface OrdersQuery {
   /**
@@ -32,4 +32,12 @@ export interface OrdersQuery {
    * Only orders with validTo at least this (default: now).
    */
   minValidTo?: string;
+  /**
+   * Orders read for this page (default 1000); orders the include flags leave out are read but not listed, so a page may hold fewer.
+   */
+  limit?: string;
+  /**
+   * Where the page starts: after the last order the previous page read.
+   */
+  cursor?: string;
 }

@@ -1,7 +1,7 @@
 /* Generated from schemas/orderbook/queries/trades-query.schema.json by `npm run gen:types`. Do not edit. */
 
 /**
- * Query parameters of GET /api/v1/trades. Trades come oldest first (block number, then log index), `limit` at a time (default 100, at most 1000) from `offset` (default 0).
+ * Query parameters of GET /api/v1/trades. Trades come oldest first (block number, then log index), `limit` at a time (default 100, at most 1000) from `offset` (default 0, at most 10000).
  */
 export interface TradesQuery {
   /**
