@@ -39,7 +39,7 @@ export type Gpv2MainnetDeploymentName =
   | 'GPv2AllowListAuthentication_Implementation'
   | 'GPv2AllowListAuthentication_Proxy'
   | 'GPv2Settlement';
-export type LocalContractName = 'TestERC20' | 'TestEip1271Wallet' | 'TestUniswapV2Pair';
+export type LocalContractName = 'TestERC20' | 'TestEip1271Wallet' | 'TestUniswapV2Pair' | 'TestFaultyToken';
 
 /** Where `npm run build` writes the artifacts of contracts/ (src/cli/compile-contracts.ts). */
 export function localArtifactsDir(): string {

@@ -144,6 +144,17 @@ export function testToken(address: string, runner: Signer | Provider): Contract 
   return new Contract(address, localArtifact('TestERC20').abi as InterfaceAbi, runner);
 }
 
+/**
+ * Deploys a TestFaultyToken (contracts/): an ERC-20 whose balanceOf and allowance, for owners set with
+ * `setFault(owner, 1 | 2)`, run out of gas or hit INVALID (0 heals them). mint/approve as testToken's.
+ */
+export async function deployFaultyToken(deployer: Signer, symbol = 'FLT'): Promise<Contract> {
+  const artifact = localArtifact('TestFaultyToken');
+  const contract = await new ContractFactory(artifact.abi as InterfaceAbi, artifact.bytecode, deployer).deploy(`Faulty ${symbol}`, symbol, 18);
+  await contract.waitForDeployment();
+  return contract as Contract;
+}
+
 /** Mints `amount` of a test token to the trader and approves the vault relayer for all of it. */
 export async function fundTrader(token: string, trader: Wallet, amount: bigint, vaultRelayer: string, allowance = amount): Promise<void> {
   const asTrader = testToken(token, trader);

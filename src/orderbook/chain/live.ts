@@ -27,6 +27,8 @@ interface PendingRead {
  */
 interface Known {
   amount: bigint;
+  /** Why the token did not answer for this owner at that read (its amount then counts as 0), if it did not. */
+  unreadable?: string;
   read: number;
   epoch: number;
   /** The block it was read at. */
@@ -43,6 +45,10 @@ interface Known {
  * head: its order may have just become open (a presignature, a trade reverted by a reorganisation) and
  * must neither wait for the next block, which on a quiet dev chain may never come, nor be judged by an
  * amount read before the chain last changed.
+ *
+ * Each eth_call gets at most `callGas` gas. A pair whose token fails to answer (out of gas, INVALID: see
+ * balances.ts) is unknown for that pair alone: it counts as nothing spendable, so its orders are not
+ * solvable, until a later read answers; every other pair of the same read is taken as read.
  */
 export class ChainBalances implements SpendableBalances {
   version = 0;
@@ -63,7 +69,13 @@ export class ChainBalances implements SpendableBalances {
     private readonly vaultRelayer: string,
     private readonly logger: Logger,
     private readonly headBlock: () => number | undefined,
+    private readonly callGas?: number,
   ) {}
+
+  /** Why the pair's last read failed, if its token did not answer (its amount counts as 0 meanwhile). */
+  unreadable(owner: string, token: string): string | undefined {
+    return this.amounts.get(ownerTokenKey(owner, token))?.unreadable;
+  }
 
   get(owner: string, token: string): bigint | undefined {
     return this.amounts.get(ownerTokenKey(owner, token))?.amount;
@@ -156,13 +168,21 @@ export class ChainBalances implements SpendableBalances {
   /** Reads `pairs` at `block` (default: the head) and remembers them. */
   private async read(pairs: readonly OwnerToken[], block?: number): Promise<void> {
     const started = { read: ++this.reads, epoch: this.epoch };
-    const result = await readSpendable(this.rpc, this.vaultRelayer, pairs, { block });
+    const result = await readSpendable(this.rpc, this.vaultRelayer, pairs, { block, gas: this.callGas });
     let changed = false;
     for (const [key, { spendable: amount }] of result.amounts) {
       const known = this.amounts.get(key);
       if (known && known.read > started.read) continue;
       this.amounts.set(key, { amount, ...started, block: result.block });
       if (known?.amount !== amount) changed = true;
+      if (known?.unreadable) this.logger.info({ pair: key }, 'balance readable again');
+    }
+    for (const [key, { reason }] of result.unreadable) {
+      const known = this.amounts.get(key);
+      if (known && known.read > started.read) continue;
+      this.amounts.set(key, { amount: 0n, unreadable: reason, ...started, block: result.block });
+      if (known?.amount !== 0n) changed = true;
+      if (!known?.unreadable) this.logger.warn({ pair: key, reason }, 'balance unreadable: its orders are not solvable until it reads again');
     }
     if (changed) {
       this.version++;
@@ -236,7 +256,7 @@ export async function openChain({ network, config, logger }: ChainOptions): Prom
   });
   // Balances are read again at each new block of the network's head source (no polling of its own).
   const heads = network.heads;
-  const balances = new ChainBalances(rpc, deployment.vaultRelayer, log, () => heads.latest?.number);
+  const balances = new ChainBalances(rpc, deployment.vaultRelayer, log, () => heads.latest?.number, config.balanceCallGas);
   const stopHeads = heads.onBlock(() => void balances.refresh());
   // The dev chain's tokens have built-in prices (TOKEN_PRICES and pools come first).
   const quoter = new FeeQuoter(rpc, config, { builtInPrices: deployment.tokenPrices });

@@ -70,6 +70,21 @@ export function isRevert(error: { code: number; message: string }): boolean {
 }
 
 /**
+ * Whether a node's error answer to an eth_call is the call's execution failing in the EVM (out of gas, an
+ * invalid or undefined opcode, a bad jump, the stack): the contract's fault, for that call alone, as the
+ * nodes word it (anvil: "EVM error OutOfGas", geth: "out of gas", "invalid opcode: INVALID", Nethermind:
+ * "BadInstruction"). A revert is one too. A node that cannot serve the call at all answers otherwise.
+ */
+export function isExecutionFailure(error: { code: number; message: string }): boolean {
+  return (
+    isRevert(error) ||
+    /evm error|out of gas|outofgas|invalid opcode|invalidfeopcode|opcode .*not defined|not ?activated|invalid ?jump|stack ?(underflow|overflow|limit)|badinstruction|write ?protection|static state change/i.test(
+      error.message,
+    )
+  );
+}
+
+/**
  * The decoded result of an eth_call answer; null when the contract rejected the call: a revert, or an
  * answer `fn` cannot decode (0x from an address without code). Any other error answer (transport, a node
  * that cannot serve the block) is a ChainError naming `what`.

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { Wallet } from 'ethers';
 import { ChainBalances } from '../../../src/orderbook/chain/live.js';
-import { bootstrapDevChain, type DevChain } from '../../../src/wiring/gpv2.js';
+import { bootstrapDevChain, DEV_DEPLOYER, type DevChain } from '../../../src/wiring/gpv2.js';
 import type { ChainRpc, RpcCall } from '../../../src/orderbook/chain/rpc.js';
 import { logger } from '../../../src/shared/logger.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
-import { fundTrader, mined, testToken } from '../../support/solver.js';
+import { deployFaultyToken, fundTrader, mined, testToken } from '../../support/solver.js';
 import { e18 } from '../../support/onchain.js';
 
 
@@ -124,5 +124,44 @@ describe('ChainBalances: spendable amounts kept current (anvil)', () => {
     await Promise.all([first, ...heads]);
     assert.equal(balances.get(alice.address, dev.tokens.TKA), amount - e18(1), 'a refresh asked for during a read sees the new block');
     assert.equal(rpc.batches.length - before, 2, 'the three refreshes asked for during the first read make one more read');
+  });
+
+  it('a token that runs out of gas or hits INVALID leaves that pair unknown (0) alone, with every eth_call under the gas cap', async () => {
+    const deployer = new Wallet(DEV_DEPLOYER.privateKey, chain.provider);
+    const faulty = await deployFaultyToken(deployer);
+    const token = (await faulty.getAddress()).toLowerCase();
+    const carol = await gasFundedWallet(chain.provider, chain);
+    const dave = await gasFundedWallet(chain.provider, chain);
+    await fundTrader(token, carol, e18(5), dev.vaultRelayer);
+    await fundTrader(token, dave, e18(6), dev.vaultRelayer);
+    const rpc = recordingRpc(chain.rpc);
+    const balances = new ChainBalances(rpc, dev.vaultRelayer, logger, () => undefined, 100_000);
+    balances.track([[alice.address, dev.tokens.TKA], [carol.address, token], [dave.address, token]]);
+    await balances.settled();
+    assert.equal(balances.get(carol.address, token), e18(5));
+    const aliceBefore = balances.get(alice.address, dev.tokens.TKA)!;
+
+    await mined(faulty.setFault(carol.address, 1)); // balanceOf(carol) runs out of gas
+    await mined(faulty.setFault(dave.address, 2)); // balanceOf(dave) hits INVALID
+    await mined(testToken(dev.tokens.TKA, alice).transfer(bob.address, e18(1)));
+    let changes = 0;
+    balances.onChange(() => changes++);
+    await balances.refresh();
+    assert.equal(balances.get(alice.address, dev.tokens.TKA), aliceBefore - e18(1), "everyone else's refresh goes on");
+    assert.equal(balances.get(carol.address, token), 0n, 'unknown counts as nothing spendable');
+    assert.equal(balances.get(dave.address, token), 0n);
+    assert.match(balances.unreadable(carol.address, token) ?? '', /OutOfGas|out of gas/i);
+    assert.match(balances.unreadable(dave.address, token) ?? '', /Invalid|opcode/i);
+    assert.equal(balances.unreadable(alice.address, dev.tokens.TKA), undefined);
+    assert.ok(changes > 0);
+    const calls = rpc.batches.flat().filter((c) => c.method === 'eth_call');
+    assert.ok(calls.length > 0 && calls.every((c) => (c.params[0] as { gas?: string }).gas === '0x186a0'), 'every eth_call carries the cap');
+
+    // Healed, the pair reads again at the next head.
+    await mined(faulty.setFault(carol.address, 0));
+    await balances.refresh();
+    assert.equal(balances.get(carol.address, token), e18(5));
+    assert.equal(balances.unreadable(carol.address, token), undefined);
+    assert.equal(balances.get(dave.address, token), 0n);
   });
 });
