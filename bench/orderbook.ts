@@ -14,7 +14,7 @@
  *   read and folded, every document hashed, the hashes merged: what an auditor waits for);
  * - reference: signature recoveries per second of the native secp256k1 binding alone, on this machine now;
  * - quote: POST /api/v1/quote latency p50/p99 with `quoteClients` clients each asking one quote after the
- *   other (SQLite; every quote is a QuoteIssued event appended to the log);
+ *   other (SQLite; every quote is a row of the quote table, no event);
  * - growth: one SQLite service filled to each of `growthLevels` open orders (10,000, 50,000, 100,000): at each,
  *   solvable_orders p50/p99 plain and gzip in a pause (the answer cached; timed by wrk), the first GET after one more order
  *   (the answer rebuilt), GET /api/v1/orders/{UID} p50/p99 of random orders (timed by wrk, beside the same
