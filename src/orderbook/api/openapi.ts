@@ -131,7 +131,7 @@ function todaysPaths(): Record<string, object> {
     '/api/v1/users/{address}/total_surplus': {
       parameters: [pathParameter('address', 'address')],
       get: {
-        summary: "The surplus of the user's trades over their limit prices, in native token atoms.",
+        summary: "The surplus of the user's newest 1000 trades over their limit prices, in native token atoms.",
         responses: { 200: { description: 'Surplus', ...json(ref('TotalSurplus')) }, 400: error('InvalidAddress') },
       },
     },
@@ -161,9 +161,17 @@ export function openApiDocument(): object {
     paths: {
       '/api/v1/orders': {
         get: {
-          summary: 'Orders: by default the currently valid ones; filters narrow, include flags widen.',
+          summary:
+            'Orders: by default the currently valid ones; filters narrow, include flags widen. Oldest first, `limit` read a page (default and at most 1000); the next page is in the Link header.',
           parameters: queryParameters('orderbook/queries/orders-query.schema.json'),
-          responses: { 200: { description: 'Orders', ...json(arrayOf('Order')) }, 400: error('Bad query') },
+          responses: {
+            200: {
+              description: 'Orders',
+              headers: { Link: { description: 'The next page, when there may be one: `</api/v1/orders?…&cursor=…>; rel="next"` (RFC 8288).', schema: { type: 'string' } } },
+              ...json(arrayOf('Order')),
+            },
+            400: error('Bad query'),
+          },
         },
         post: {
           summary: "Create an order (the seed's OrderCreation, or today's: appData as the document, appDataHash, quoteId; unknown fields are ignored).",
