@@ -1,12 +1,22 @@
 /**
  * DigestCache (read/digest-cache.ts): a digest is computed again only when a read model moved past the one
  * kept, one computation at a time, and the requests arriving during one share a single next one. The
- * computation here is a stand-in that counts its calls and ends when the test says; the real one (a worker
- * thread over the store) is held to the live digests in test/orderbook/replay.test.ts.
+ * computation there is a stand-in that counts its calls and ends when the test says. The real one, a worker
+ * thread on a connection of its own, gives the digests the store gives, on SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
-import { DigestCache } from '../../../src/orderbook/read/digest-cache.js';
-import type { Digest } from '../../../src/orderbook/read/digest.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DigestCache, digestsInWorker } from '../../../src/orderbook/read/digest-cache.js';
+import { digestReadModel, type Digest } from '../../../src/orderbook/read/digest.js';
+import { openEventStore, type EventStoreOptions } from '../../../src/orderbook/store/index.js';
+import { readModelStoreFor } from '../../../src/orderbook/read/models/index.js';
+import { ProjectionRunner } from '../../../src/orderbook/read/runner.js';
+import { projections } from '../../../src/orderbook/read/projections/index.js';
+import { logger } from '../../../src/shared/logger.js';
+import { synthesiseLog } from '../../support/synthetic-log.js';
+import { databaseUrl, dropSchema } from '../../support/postgres.js';
 
 function controlled() {
   let position = 0;
@@ -70,3 +80,40 @@ describe('DigestCache', () => {
     assert.equal((await again).sha256, 'orders@7');
   });
 });
+
+for (const engine of ['SQLite', 'PostgreSQL'] as const) {
+  describe(`digests in a worker thread: ${engine}`, function () {
+    this.timeout(120_000);
+    let dir: string;
+    let options: EventStoreOptions;
+
+    before(function () {
+      if (engine === 'PostgreSQL' && !databaseUrl) this.skip();
+      dir = mkdtempSync(join(tmpdir(), 'ethgate-digest-worker-'));
+      options = engine === 'SQLite' ? { dataDir: dir } : { dataDir: dir, databaseUrl, pgSchema: `dw_${process.pid}_${Date.now().toString(36)}` };
+    });
+    after(async () => {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      if (engine === 'PostgreSQL') await dropSchema(options?.pgSchema);
+    });
+
+    it("gives the digests of the store's own snapshot, read on a connection of its own", async () => {
+      const events = await openEventStore(options);
+      const readModels = readModelStoreFor(events);
+      const runner = new ProjectionRunner(events, readModels, projections, logger);
+      try {
+        await synthesiseLog(events, 600);
+        await runner.start();
+        await runner.waitFor(await events.head());
+        const names = projections.map((p) => p.name);
+        const inProcess: Record<string, Digest> = {};
+        for (const name of names) inProcess[name] = await digestReadModel(readModels, name);
+        assert.ok(inProcess.orders.documents > 0);
+        assert.deepEqual(await digestsInWorker(options)(names), inProcess);
+      } finally {
+        await runner.stop();
+        await events.close();
+      }
+    });
+  });
+}
