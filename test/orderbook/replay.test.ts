@@ -62,7 +62,7 @@ describe('order book replay', function () {
 
   it("gives the digests GET /api/v1/projections computes in its worker thread, from the live read models", async () => {
     const names = projections.map((p) => p.name);
-    const computed = await digestsInWorker({ dataDir: dir })(names);
+    const computed = await digestsInWorker({ dataDir: dir })(names, {});
     assert.deepEqual(computed, live);
   });
 

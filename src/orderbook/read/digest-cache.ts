@@ -2,7 +2,8 @@
  * The digests GET /api/v1/projections answers, kept per position and computed off the request path: a
  * digest hashes every document of a read model, so it is computed in a worker thread (digest-worker.ts)
  * with its own read-only connection, never on the event loop, and only when a read model moved since the
- * last one. One computation runs at a time; requests that arrive meanwhile share the next one, which starts
+ * last one (and there only when one of its documents changed: otherwise the last digest holds at the new
+ * checkpoint). One computation runs at a time; requests that arrive meanwhile share the next one, which starts
  * when it ends (it must, to show what they asked after). Whatever clients ask, the service thus hashes the
  * read models at most once over, one computation after the other. The digests are those a replay gives:
  * the same function over the same documents (digest.ts).
@@ -13,14 +14,14 @@ import type { ReadModelStore } from './models/types.js';
 import { digestReadModel, type Digest } from './digest.js';
 import type { DigestJob, DigestMessage } from './digest-worker.js';
 
-/** Computes the digests of the named read models. */
-export type DigestComputation = (names: string[]) => Promise<Record<string, Digest>>;
+/** Computes the digests of the named read models; `known`: the digests computed last, which it may keep. */
+export type DigestComputation = (names: string[], known: Record<string, Digest>) => Promise<Record<string, Digest>>;
 
 /** In a worker thread, on a connection of its own to the store `store` opens. */
 export function digestsInWorker(store: EventStoreOptions): DigestComputation {
-  return (names) =>
+  return (names, known) =>
     new Promise((resolve, reject) => {
-      const worker = new Worker(new URL('./digest-worker.js', import.meta.url), { workerData: { store, names } satisfies DigestJob });
+      const worker = new Worker(new URL('./digest-worker.js', import.meta.url), { workerData: { store, names, known } satisfies DigestJob });
       worker.once('message', (digests: DigestMessage) => resolve(digests));
       worker.once('error', reject);
       worker.once('exit', (code) => {
@@ -69,7 +70,7 @@ export class DigestCache {
 
   /** Starts a computation; its callers see its failure, `running` only that it ended. */
   private start(): Promise<void> {
-    const run = this.compute(this.names).then((digests) => {
+    const run = this.compute(this.names, Object.fromEntries(this.kept)).then((digests) => {
       for (const [name, digest] of Object.entries(digests)) {
         const kept = this.kept.get(name);
         if (!kept || kept.position <= digest.position) this.kept.set(name, digest);

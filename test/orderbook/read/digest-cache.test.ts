@@ -16,6 +16,8 @@ import { ProjectionRunner } from '../../../src/orderbook/read/runner.js';
 import { projections } from '../../../src/orderbook/read/projections/index.js';
 import { logger } from '../../../src/shared/logger.js';
 import { synthesiseLog } from '../../support/synthetic-log.js';
+import { appDataRegistered, appDataStreamId } from '../../../src/orderbook/write/book-events.js';
+import { checkOrderEvent, orderStreamId } from '../../../src/orderbook/write/events.js';
 import { databaseUrl, dropSchema } from '../../support/postgres.js';
 
 function controlled() {
@@ -97,7 +99,7 @@ for (const engine of ['SQLite', 'PostgreSQL'] as const) {
       if (engine === 'PostgreSQL') await dropSchema(options?.pgSchema);
     });
 
-    it("gives the digests of the store's own snapshot, read on a connection of its own", async () => {
+    it("gives the digests of the store's own snapshot, keeping one only while none of its documents changed", async () => {
       const events = await openEventStore(options);
       const readModels = readModelStoreFor(events);
       const runner = new ProjectionRunner(events, readModels, projections, logger);
@@ -108,8 +110,29 @@ for (const engine of ['SQLite', 'PostgreSQL'] as const) {
         const names = projections.map((p) => p.name);
         const inProcess: Record<string, Digest> = {};
         for (const name of names) inProcess[name] = await digestReadModel(readModels, name);
-        assert.ok(inProcess.orders.documents > 0);
-        assert.deepEqual(await digestsInWorker(options)(names), inProcess);
+        assert.ok(inProcess.orders.documents > 0 && inProcess.trades.documents > 0);
+        const compute = digestsInWorker(options);
+        assert.deepEqual(await compute(names, {}), inProcess);
+
+        // Only the checkpoints move (an app data document): the digests it was given hold at the new position.
+        const at = '2026-11-28T00:00:00.000Z';
+        await events.append(appDataStreamId('0x' + 'cd'.repeat(32)), [appDataRegistered({ hash: '0x' + 'cd'.repeat(32), fullAppData: '{}', registeredAt: at })], 0);
+        await runner.waitFor(await events.head());
+        const moved = await compute(names, inProcess);
+        for (const name of names) {
+          assert.equal(moved[name].position, await events.head());
+          assert.deepEqual(moved[name], await digestReadModel(readModels, name));
+        }
+        // A document removed alone (a trade reverted): the count tells, and the read model is hashed again.
+        const trade = (await events.readAll(0, 1000)).find((e) => e.type === 'TradeRecorded')!;
+        const { uid, chain } = trade.data as { uid: string; chain: object };
+        await events.append(orderStreamId(uid), [checkOrderEvent({ type: 'ChainEventReverted', schemaVersion: 1, data: { uid, chain, reverted: 'TradeRecorded' } })], 'any');
+        await runner.waitFor(await events.head());
+        const reverted = await compute(names, moved);
+        for (const name of names) assert.deepEqual(reverted[name], await digestReadModel(readModels, name));
+        assert.equal(reverted.trades.documents, moved.trades.documents - 1);
+        assert.notEqual(reverted.trades.sha256, moved.trades.sha256);
+        assert.notEqual(reverted.orders.sha256, moved.orders.sha256, "the order's executed amounts changed too");
       } finally {
         await runner.stop();
         await events.close();

@@ -250,6 +250,31 @@ export async function snapshotPostgres(
   }
 }
 
+/** unchangedSqlite's question in PostgreSQL, in one snapshot. */
+export async function unchangedPostgres(
+  pool: Pool,
+  schema: string,
+  name: string,
+  since: { position: number; documents: number },
+): Promise<number | null> {
+  const table = `"${schema}".rm_${checkedName(name)}`;
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const cp = await client.query<{ position: string }>(`SELECT position FROM "${schema}".rm_checkpoints WHERE name = $1`, [name]);
+    const moved = await client.query(`SELECT 1 FROM ${table} WHERE position > $1 LIMIT 1`, [since.position]);
+    const count = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`);
+    await client.query('COMMIT');
+    const position = Number(cp.rows[0]?.position ?? 0);
+    return position >= since.position && moved.rows.length === 0 && Number(count.rows[0].n) === since.documents ? position : null;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
 interface RawRow {
   id: string;
   doc: string;

@@ -192,6 +192,22 @@ export function snapshotSqlite(db: Database, name: string, visit: (key: string, 
   })();
 }
 
+/**
+ * The checkpoint of read model `name` if no document changed since a digest taken at `since` (no row
+ * written after its position, as many rows: a delete alone lowers the count, any write moves a row's
+ * position), else null; one read transaction. What lets a digest be kept while only the checkpoint moved.
+ */
+export function unchangedSqlite(db: Database, name: string, since: { position: number; documents: number }): number | null {
+  checkedName(name);
+  return db.transaction(() => {
+    const position = (db.prepare('SELECT position FROM rm_checkpoints WHERE name = ?').get(name) as { position: number } | undefined)?.position ?? 0;
+    if (position < since.position) return null;
+    const moved = db.prepare(`SELECT 1 FROM rm_${name} WHERE position > ? LIMIT 1`).get(since.position);
+    const count = (db.prepare(`SELECT count(*) AS n FROM rm_${name}`).get() as { n: number }).n;
+    return !moved && count === since.documents ? position : null;
+  })();
+}
+
 interface RawRow {
   id: string;
   doc: string;
