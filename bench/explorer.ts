@@ -30,7 +30,7 @@ export async function benchExplorer(): Promise<Record<string, Figure>> {
     await Promise.all(appends);
     await book.runner.waitFor(await book.events.head());
     const listed = (await (await fetch(`${service.url}/api/v1/orders?includeInsufficientBalance=true`)).json()) as unknown[];
-    console.error(`explorer: ${listed.length} open orders listed`);
+    console.error(`explorer: ${listed.length} open orders on the first page of GET /api/v1/orders (the explorer follows the pages)`);
 
     browser = await launchBrowser();
     mkdirSync(SCREENSHOTS, { recursive: true });
