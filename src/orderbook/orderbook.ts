@@ -5,7 +5,7 @@
  */
 import type { EventStore, StoredEvent } from './store/types.js';
 import type { QuoteStore } from './store/quote-store.js';
-import type { ReadModelStore, Condition } from './read/models/types.js';
+import type { ReadModelStore, Condition, Query } from './read/models/types.js';
 import type { ProjectionRunner } from './read/runner.js';
 import { DigestCache, digestsInProcess, type DigestComputation } from './read/digest-cache.js';
 import type { OrderbookConfig } from '../generated/config.js';
@@ -254,21 +254,7 @@ export class OrderBook {
    */
   async orders(filter: OrdersFilter): Promise<OrdersPage> {
     const now = this.now();
-    const where: Condition[] = [
-      { column: 'known', op: '=', value: true },
-      { column: 'valid_to', op: '>=', value: filter.minValidTo ?? now },
-    ];
-    if (filter.owner) where.push({ column: 'owner', op: '=', value: filter.owner });
-    if (filter.sellToken) where.push({ column: 'sell_token', op: '=', value: filter.sellToken });
-    if (filter.buyToken) where.push({ column: 'buy_token', op: '=', value: filter.buyToken });
-    if (!filter.includeFullyExecuted) where.push({ column: 'fully_executed', op: '=', value: false });
-    if (!filter.includeInvalidated) where.push({ column: 'invalidated', op: '=', value: false });
-    const rows = await this.parts.readModels.find<OrderDoc>('orders', {
-      where,
-      orderBy: [{ column: 'created_at' }, { column: 'id' }],
-      after: filter.after && [filter.after.createdAt, filter.after.uid],
-      limit: filter.limit,
-    });
+    const rows = await this.parts.readModels.find<OrderDoc>('orders', ordersQuery(filter, now));
     const orders: Order[] = [];
     for (const row of rows) {
       const funding = await this.solvable.fundingOf(row.key, now);
@@ -495,6 +481,29 @@ export class OrderBook {
     }
     return result;
   }
+}
+
+/**
+ * The read of one page of GET /api/v1/orders at `now`: the filters, creation order (then UID), after the
+ * cursor, `limit` rows. Every filter column's index goes on by (created_at, id) (projections/orders.ts), so
+ * the page is read along an index whatever the filters.
+ */
+export function ordersQuery(filter: OrdersFilter, now: number): Query {
+  const where: Condition[] = [
+    { column: 'known', op: '=', value: true },
+    { column: 'valid_to', op: '>=', value: filter.minValidTo ?? now },
+  ];
+  if (filter.owner) where.push({ column: 'owner', op: '=', value: filter.owner });
+  if (filter.sellToken) where.push({ column: 'sell_token', op: '=', value: filter.sellToken });
+  if (filter.buyToken) where.push({ column: 'buy_token', op: '=', value: filter.buyToken });
+  if (!filter.includeFullyExecuted) where.push({ column: 'fully_executed', op: '=', value: false });
+  if (!filter.includeInvalidated) where.push({ column: 'invalidated', op: '=', value: false });
+  return {
+    where,
+    orderBy: [{ column: 'created_at' }, { column: 'id' }],
+    after: filter.after && [filter.after.createdAt, filter.after.uid],
+    limit: filter.limit,
+  };
 }
 
 /** A solvable order as GET /api/v1/auction forwards it (the reference's AuctionOrder). */

@@ -53,10 +53,33 @@ export function columnValues<Doc>(projection: Projection<Doc>, doc: Doc): (strin
   return Object.values(projection.columns).map((column) => column.of(doc));
 }
 
-/** The columns to index: position when a view follows the read model, and every column not marked otherwise. */
-export function indexedColumns(projection: Projection<any>): string[] {
-  const columns = Object.entries(projection.columns).filter(([, c]) => c.indexed !== false).map(([name]) => name);
-  return projection.followed ? ['position', ...columns] : columns;
+/** An index of a read model's table: its name (after the table's) and its columns. */
+export interface IndexSpec {
+  name: string;
+  columns: string[];
+}
+
+/**
+ * The indexes: position when a view follows the read model, and one per column not marked otherwise, on
+ * that column and those of its indexWith.
+ */
+export function indexesOf(projection: Projection<any>): IndexSpec[] {
+  const specs = Object.entries(projection.columns)
+    .filter(([, c]) => c.indexed !== false)
+    .map(([name, c]) => {
+      const columns = [name, ...(c.indexWith ?? [])].map(checkedName);
+      return { name: columns.join('_'), columns };
+    });
+  return projection.followed ? [{ name: 'position', columns: ['position'] }, ...specs] : specs;
+}
+
+/**
+ * Indexes an older definition made that this one does not (a column's one-column index, now unindexed or
+ * indexed with more columns): dropped when the read model is prepared, so they cost no more writes.
+ */
+export function staleIndexes(projection: Projection<any>): string[] {
+  const current = new Set(indexesOf(projection).map((i) => i.name));
+  return Object.keys(projection.columns).filter((name) => !current.has(name));
 }
 
 const NAME = /^[a-z][a-z0-9_]*$/;

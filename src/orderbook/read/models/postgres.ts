@@ -11,7 +11,8 @@ import {
   checkedName,
   columnValues,
   eventsAfter,
-  indexedColumns,
+  indexesOf,
+  staleIndexes,
   keysOfBatch,
   type Change,
   type Fold,
@@ -60,8 +61,9 @@ export class PostgresReadModelStore implements ReadModelStore {
       await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
         id text COLLATE "C" PRIMARY KEY, doc text NOT NULL, position bigint NOT NULL${columns.map((c) => ', ' + c).join('')})`);
       // position: views that follow a read model ask for what changed since their cursor.
-      for (const column of indexedColumns(projection)) {
-        await client.query(`CREATE INDEX IF NOT EXISTS rm_${name}_${column} ON ${table} (${column})`);
+      for (const index of staleIndexes(projection)) await client.query(`DROP INDEX IF EXISTS "${this.schema}".rm_${name}_${index}`);
+      for (const index of indexesOf(projection)) {
+        await client.query(`CREATE INDEX IF NOT EXISTS rm_${name}_${index.name} ON ${table} (${index.columns.join(', ')})`);
       }
       await client.query(
         `INSERT INTO ${this.t('rm_checkpoints')} (name, version, position) VALUES ($1, $2, 0)

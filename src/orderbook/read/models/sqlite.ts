@@ -11,7 +11,8 @@ import {
   checkedName,
   columnValues,
   eventsAfter,
-  indexedColumns,
+  indexesOf,
+  staleIndexes,
   keysOfBatch,
   type Change,
   type Fold,
@@ -57,8 +58,9 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (
         id TEXT PRIMARY KEY, doc TEXT NOT NULL, position INTEGER NOT NULL${columns.map((c) => ', ' + c).join('')})`);
       // position: views that follow a read model ask for what changed since their cursor.
-      for (const name of indexedColumns(projection)) {
-        this.db.exec(`CREATE INDEX IF NOT EXISTS ${table}_${name} ON ${table} (${name})`);
+      for (const name of staleIndexes(projection)) this.db.exec(`DROP INDEX IF EXISTS ${table}_${name}`);
+      for (const { name, columns } of indexesOf(projection)) {
+        this.db.exec(`CREATE INDEX IF NOT EXISTS ${table}_${name} ON ${table} (${columns.join(', ')})`);
       }
       this.db
         .prepare(`INSERT INTO rm_checkpoints (name, version, position) VALUES (?, ?, 0)

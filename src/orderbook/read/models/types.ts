@@ -16,6 +16,12 @@ export interface Column<Doc> {
    * document, so a column that no query narrows or sorts by well (a flag most rows share) goes without.
    */
   indexed?: boolean;
+  /**
+   * Columns (or `id`) the index goes on to after this one: a query that narrows by this column and sorts by
+   * those reads its rows in order along the index and stops at its limit, where a one-column index would
+   * have every matching row sorted first.
+   */
+  indexWith?: string[];
 }
 
 export interface Projection<Doc = unknown> {

@@ -87,11 +87,13 @@ export const ordersProjection = defineProjection<OrderDoc, 'OrderCreated' | 'Ord
   columns: {
     // false for an order known only from chain facts (a trade of an order placed elsewhere)
     known: { type: 'boolean', of: (doc) => doc.order !== null, indexed: false },
-    owner: { type: 'text', of: (doc) => doc.order?.owner ?? null },
-    sell_token: { type: 'text', of: (doc) => doc.order?.sellToken ?? null },
-    buy_token: { type: 'text', of: (doc) => doc.order?.buyToken ?? null },
+    // GET /api/v1/orders lists by creation (then UID), a page at a time: each filter's index goes on in that
+    // order, so a page is read along it and stops at its limit instead of sorting every match.
+    owner: { type: 'text', of: (doc) => doc.order?.owner ?? null, indexWith: ['created_at', 'id'] },
+    sell_token: { type: 'text', of: (doc) => doc.order?.sellToken ?? null, indexWith: ['created_at', 'id'] },
+    buy_token: { type: 'text', of: (doc) => doc.order?.buyToken ?? null, indexWith: ['created_at', 'id'] },
     valid_to: { type: 'integer', of: (doc) => doc.order?.validTo ?? null },
-    created_at: { type: 'text', of: (doc) => doc.order?.creationDate ?? null },
+    created_at: { type: 'text', of: (doc) => doc.order?.creationDate ?? null, indexWith: ['id'] },
     // Flags most orders share: filtered on, but no help as indexes.
     fully_executed: { type: 'boolean', of: (doc) => doc.fullyExecuted, indexed: false },
     invalidated: { type: 'boolean', of: (doc) => doc.cancellation !== null || doc.invalidatedOnChain, indexed: false },
