@@ -278,15 +278,7 @@ export class OrderBook {
 
   /** GET /api/v1/trades. */
   async trades(filter: TradesFilter): Promise<Trade[]> {
-    const where: Condition[] = [];
-    if (filter.owner) where.push({ column: 'owner', op: '=', value: filter.owner });
-    if (filter.orderUid) where.push({ column: 'order_uid', op: '=', value: filter.orderUid });
-    const rows = await this.parts.readModels.find<Trade>('trades', {
-      where,
-      orderBy: [{ column: 'block_number' }, { column: 'log_index' }],
-      limit: filter.limit,
-      offset: filter.offset,
-    });
+    const rows = await this.parts.readModels.find<Trade>('trades', tradesQuery(filter, 'oldest'));
     return rows.map((r) => r.doc);
   }
 
@@ -367,15 +359,7 @@ export class OrderBook {
 
   /** GET /api/v2/trades: newest first, with txHash only. */
   async tradesV2(filter: TradesFilter): Promise<Trade[]> {
-    const where: Condition[] = [];
-    if (filter.owner) where.push({ column: 'owner', op: '=', value: filter.owner });
-    if (filter.orderUid) where.push({ column: 'order_uid', op: '=', value: filter.orderUid });
-    const rows = await this.parts.readModels.find<Trade>('trades', {
-      where,
-      orderBy: [{ column: 'block_number', desc: true }, { column: 'log_index', desc: true }],
-      limit: filter.limit,
-      offset: filter.offset,
-    });
+    const rows = await this.parts.readModels.find<Trade>('trades', tradesQuery(filter, 'newest'));
     return rows.map(({ doc: { transactionHash: _, ...trade } }) => trade);
   }
 
@@ -402,11 +386,7 @@ export class OrderBook {
    * at most, so that one request reads a bounded number of documents however many trades the owner made.
    */
   async totalSurplus(owner: string): Promise<{ totalSurplus: string }> {
-    const trades = await this.parts.readModels.find<Trade>('trades', {
-      where: [{ column: 'owner', op: '=', value: owner }],
-      orderBy: [{ column: 'block_number', desc: true }, { column: 'log_index', desc: true }],
-      limit: TOTAL_SURPLUS_MAX_TRADES,
-    });
+    const trades = await this.parts.readModels.find<Trade>('trades', tradesQuery({ owner, offset: 0, limit: TOTAL_SURPLUS_MAX_TRADES }, 'newest'));
     const prices = new Map<string, { numerator: bigint; denominator: bigint } | null>();
     const priceOf = async (token: string) => {
       if (!prices.has(token)) prices.set(token, await this.quotes.price(token).then((p) => p.price, () => null));
@@ -504,6 +484,18 @@ export function ordersQuery(filter: OrdersFilter, now: number): Query {
     after: filter.after && [filter.after.createdAt, filter.after.uid],
     limit: filter.limit,
   };
+}
+
+/**
+ * The read of a page of trades (GET /api/v1/trades oldest first, /api/v2/trades and total_surplus newest
+ * first): by block and log index, along the index of the filter column (projections/trades.ts).
+ */
+export function tradesQuery(filter: TradesFilter, first: 'oldest' | 'newest'): Query {
+  const where: Condition[] = [];
+  if (filter.owner) where.push({ column: 'owner', op: '=', value: filter.owner });
+  if (filter.orderUid) where.push({ column: 'order_uid', op: '=', value: filter.orderUid });
+  const desc = first === 'newest';
+  return { where, orderBy: [{ column: 'block_number', desc }, { column: 'log_index', desc }], limit: filter.limit, offset: filter.offset };
 }
 
 /** A solvable order as GET /api/v1/auction forwards it (the reference's AuctionOrder). */

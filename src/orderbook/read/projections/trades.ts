@@ -30,11 +30,12 @@ export const tradesProjection = defineProjection<Trade, 'TradeRecorded' | 'Chain
       txHash: t.chain.transactionHash,
     };
   },
+  // Trades are listed by block and log index, a page at a time: each filter's index goes on in that order.
   columns: {
-    owner: { type: 'text', of: (t) => t.owner },
-    order_uid: { type: 'text', of: (t) => t.orderUid },
-    block_number: { type: 'integer', of: (t) => t.blockNumber },
-    log_index: { type: 'integer', of: (t) => t.logIndex },
+    owner: { type: 'text', of: (t) => t.owner, indexWith: ['block_number', 'log_index'] },
+    order_uid: { type: 'text', of: (t) => t.orderUid, indexWith: ['block_number', 'log_index'] },
+    block_number: { type: 'integer', of: (t) => t.blockNumber, indexWith: ['log_index'] },
+    log_index: { type: 'integer', of: (t) => t.logIndex, indexed: false },
     tx_hash: { type: 'text', of: (t) => t.txHash },
   },
 });
