@@ -36,9 +36,12 @@ export const POST_METHODS: readonly string[] = [
 export const SUBSCRIPTION_METHODS: readonly string[] = ['eth_subscribe', 'eth_unsubscribe'];
 
 /**
- * The standard read and submit methods real clients (ethers, viem, web3.js, cast) call. Account methods
- * that would use keys held by the node (eth_sign, eth_sendTransaction), admin/debug/personal/miner/txpool
- * and dev-chain control (anvil_*, evm_*, hardhat_*) are left out, as on Infura.
+ * The standard methods of the Ethereum execution-apis specification (its eth_ and net_ methods, as of 2026-08)
+ * that read or submit, plus the older ones real clients (ethers, viem, web3.js, cast) still call
+ * (web3_*, net_listening, eth_protocolVersion, eth_mining, eth_hashrate, the uncle and work methods). Left
+ * out, as on Infura: the methods that would use keys held by the node (eth_sign, eth_signTransaction,
+ * eth_sendTransaction), admin/debug/personal/miner/txpool/engine/testing, and dev-chain control (anvil_*,
+ * evm_*, hardhat_*). docs/gateway.md lists them.
  */
 export const DEFAULT_RELAYED_METHODS: readonly string[] = [
   ...GET_METHODS,
@@ -69,6 +72,15 @@ export const DEFAULT_RELAYED_METHODS: readonly string[] = [
   'eth_getFilterChanges',
   'eth_getFilterLogs',
   'eth_uninstallFilter',
+  // Added to the specification since: the fork configuration (EIP-7910), several storage slots at once, what
+  // a node serves, the base fee, the block access list (EIP-7928), a transaction's missing fields filled in.
+  'eth_config',
+  'eth_getStorageValues',
+  'eth_capabilities',
+  'eth_coinbase',
+  'eth_baseFee',
+  'eth_getBlockAccessList',
+  'eth_fillTransaction',
 ];
 
 export type Channel = 'rest-get' | 'rest-post' | 'http' | 'ws';

@@ -3,9 +3,11 @@
  * request and `batch` for several; both give what the upstream answered (result or error object). A fault
  * of the gateway or of the upstream transport is an RpcError: thrown by `call`, returned in place by `batch`.
  *
- * On the way: the eth_getLogs range limit, then for reads the cache (final results only, see
- * cache/policy.ts) and coalescing of identical reads in flight; writes and filter calls go straight to the
- * pool, which picks the upstream and fails over.
+ * On the way: an omitted block parameter written as `latest` (upstream/consistency.ts), the eth_getLogs range
+ * limit, then for reads the cache (final results only, see cache/policy.ts) and coalescing of identical reads
+ * in flight; writes and filter calls go straight to the pool, which picks the upstream and fails over.
+ * The envelope, the params schemas and the method allow list were checked before, by the channel
+ * (channels/answer.ts, channels/rest.ts).
  */
 import type { CheckedRequest, RpcOutcome } from './jsonrpc.js';
 import { RpcError } from './errors.js';
@@ -15,6 +17,7 @@ import { isFilterMethod, isRead } from './failsafe/policy.js';
 import { cacheKey, cacheRule, isCacheable, mayHaveCached, safeBlockOf, type CacheRule } from './cache/policy.js';
 import type { ResultCache, CacheTier, CachedResult } from './cache/store.js';
 import { Coalescer } from './cache/coalesce.js';
+import { withDefaultBlock } from './upstream/consistency.js';
 import { checkLogsRange, splitLogsRange, type ChainPosition } from './limits.js';
 import { metrics, methodLabel } from './metrics.js';
 
@@ -56,7 +59,7 @@ export class Relay {
 
   /** Not an async function, so that the common path adds no promise of its own; it never throws. */
   call(request: CheckedRequest): Promise<RpcOutcome> {
-    const call = this.network.pinLatest({ method: request.method, params: request.params });
+    const call = this.upstreamCall(request);
     const parts = this.logsParts(call);
     if (parts) return this.splitLogs(request, parts);
     try {
@@ -84,7 +87,7 @@ export class Relay {
     const apart: Promise<void>[] = [];
     await Promise.all(
       requests.map(async (request, index) => {
-        const call = this.network.pinLatest({ method: request.method, params: request.params });
+        const call = this.upstreamCall(request);
         if (this.logsParts(call)) {
           apart.push(this.call(request).then((o) => void (answers[index] = o), (e) => void (answers[index] = inPlace(e))));
           return;
@@ -126,6 +129,11 @@ export class Relay {
   }
 
   // --- steps
+
+  /** The call as it goes upstream: an omitted block written as `latest`, and `latest` pinned to the head. */
+  private upstreamCall(request: CheckedRequest): UpstreamCall {
+    return this.network.pinLatest(withDefaultBlock({ method: request.method, params: request.params }));
+  }
 
   /** The parts an over-range eth_getLogs is split into, when GETLOGS_SPLIT_BLOCKS is on. */
   private logsParts(call: UpstreamCall): unknown[][] | undefined {

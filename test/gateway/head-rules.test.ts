@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { RecentChain, toTrackedBlock, type HeadChange, type TrackedBlock } from '../../src/gateway/head/chain.js';
 import { matchesLog, parseLogsFilter } from '../../src/gateway/head/logs-filter.js';
-import { atLeast, nullMeansBehind, requestedBlock } from '../../src/gateway/upstream/consistency.js';
+import { atLeast, nullMeansBehind, requestedBlock, withDefaultBlock } from '../../src/gateway/upstream/consistency.js';
 import { MAX_LOGS_PARTS, splitLogsRange } from '../../src/gateway/limits.js';
 import { LatencyWindow, redactUrl } from '../../src/gateway/upstream/latency.js';
 import { RpcError } from '../../src/gateway/errors.js';
@@ -124,6 +124,20 @@ describe('head rules', () => {
       assert.equal(requestedBlock('eth_call', [{}, { blockNumber: '0x5' }]), 5);
       assert.equal(requestedBlock('eth_getBlockByNumber', ['latest', false]), undefined);
       assert.equal(requestedBlock('eth_getBlockByHash', ['0x10', false]), undefined);
+    });
+
+    it('reads an omitted block as latest: written in, never a number to route or cache by', () => {
+      const A = '0x' + '11'.repeat(20);
+      assert.deepEqual(withDefaultBlock({ method: 'eth_getBalance', params: [A] }).params, [A, 'latest']);
+      assert.deepEqual(withDefaultBlock({ method: 'eth_getStorageAt', params: [A, '0x0'] }).params, [A, '0x0', 'latest']);
+      assert.deepEqual(withDefaultBlock({ method: 'eth_getProof', params: [A, []] }).params, [A, [], 'latest']);
+      assert.deepEqual(withDefaultBlock({ method: 'eth_getStorageValues', params: [{}] }).params, [{}, 'latest']);
+      const given = { method: 'eth_getCode', params: [A, '0x5'] };
+      assert.equal(withDefaultBlock(given), given, 'a block given is left as it is');
+      const other = { method: 'eth_call', params: [{}] };
+      assert.equal(withDefaultBlock(other), other, 'only where the specification says the default is latest');
+      assert.equal(requestedBlock('eth_getBalance', [A]), undefined);
+      assert.equal(requestedBlock('eth_getStorageAt', [A, '0x0']), undefined);
     });
 
     it('asks elsewhere after a null only for a block at or below the head', () => {

@@ -69,6 +69,12 @@ describe('gateway rules', () => {
       assert.equal(mayHaveCached(code, ['0xabc', { blockNumber: '0x10' }], 90), true);
       assert.equal(mayHaveCached(code, ['0xabc', { blockHash: '0x12' }], 90), false);
       assert.equal(mayHaveCached(code, ['0xabc'], 90), false);
+      // An omitted block is latest: never looked up, never stored, whatever the answer.
+      assert.equal(isCacheable(code, 'eth_getCode', ['0xabc'], '0x60', 90), false);
+      const slot = cacheRule('eth_getStorageAt')!;
+      assert.equal(mayHaveCached(slot, ['0xabc', '0x0'], 90), false);
+      assert.equal(isCacheable(slot, 'eth_getStorageAt', ['0xabc', '0x0'], '0x' + '00'.repeat(32), 90), false);
+      assert.equal(mayHaveCached(code, ['0xabc', '0x' + 'ab'.repeat(32)], 90), false, 'a block hash names no number');
       const logs = cacheRule('eth_getLogs')!;
       assert.equal(mayHaveCached(logs, [{ fromBlock: '0x1', toBlock: '0x5a' }], 90), true);
       assert.equal(mayHaveCached(logs, [{ fromBlock: '0x1', toBlock: 'latest' }], 90), false);

@@ -8,7 +8,8 @@
  * number that decides:
  *
  * - `static`: the answer never depends on a block (eth_chainId, net_version).
- * - `param`: the request names the block by number (params[index]); a tag such as "latest" never caches.
+ * - `param`: the request names the block by number (params[index]); a tag such as "latest", a block hash, or
+ *   an omitted block (which is latest: the relay writes it in, see upstream/consistency.ts) never caches.
  * - `result`: the answer carries its block number (a block's `number`, a transaction's `blockNumber`).
  *
  * null results are never cached: a block or transaction that is missing now may appear later.

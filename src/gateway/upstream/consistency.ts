@@ -3,10 +3,12 @@
  * - which block a request names by number (so that it is not sent to an upstream whose head is below it),
  * - which `null` answers mean "this node does not have it yet" when the block is at or below the network's
  *   head (so that another upstream is asked before the client gets null),
+ * - the block an omitted block parameter stands for (`latest`, written in before the call leaves),
  * - the floor under eth_blockNumber (a client never sees it go backwards because the gateway switched to a
  *   node that lags).
  */
 import type { RpcOutcome } from '../jsonrpc.js';
+import type { UpstreamCall } from './types.js';
 
 /** Methods whose block parameter is at this position (block number or tag). */
 const BLOCK_PARAM: Record<string, number> = {
@@ -23,7 +25,31 @@ const BLOCK_PARAM: Record<string, number> = {
   eth_call: 1,
   eth_estimateGas: 1,
   eth_getProof: 2,
+  eth_getStorageValues: 1,
+  eth_getBlockAccessList: 0,
 };
+
+/**
+ * Methods whose block parameter the specification makes optional, "default: 'latest'", at this position.
+ * The gateway writes the `latest` in itself (see withDefaultBlock): nodes that predate the optional form
+ * (anvil, older geth) refuse the call without it, and every rule here and in cache/policy.ts then sees the
+ * tag it stands for.
+ */
+const LATEST_BY_DEFAULT: Record<string, number> = {
+  eth_getBalance: 1,
+  eth_getCode: 1,
+  eth_getTransactionCount: 1,
+  eth_getStorageAt: 2,
+  eth_getProof: 2,
+  eth_getStorageValues: 1,
+};
+
+/** The call with `latest` in place of an omitted block parameter the specification defaults to latest. */
+export function withDefaultBlock(call: UpstreamCall): UpstreamCall {
+  const at = LATEST_BY_DEFAULT[call.method];
+  if (at === undefined || call.params.length !== at) return call;
+  return { method: call.method, params: [...call.params, 'latest'] };
+}
 
 /** Methods whose `null` for a block the network has means the node lacks it (not that it does not exist). */
 const NULL_MEANS_BEHIND = new Set([
