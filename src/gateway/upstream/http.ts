@@ -50,7 +50,7 @@ export interface HttpUpstreamOptions {
  * code (eth_call and its kin) take as long as the code they are given, which any client chooses: batched,
  * one client's costly call would hold the other clients' reads of its turn back.
  */
-const AUTONOMOUS = /^(eth_getLogs|eth_getFilterLogs|eth_call|eth_estimateGas|eth_createAccessList|eth_simulateV1|eth_callMany|debug_|trace_)/;
+const AUTONOMOUS = /^(eth_getLogs|eth_getFilterLogs|eth_call|eth_estimateGas|eth_createAccessList|eth_simulateV1|eth_fillTransaction|eth_callMany|debug_|trace_)/;
 
 /** A call waiting for the end of the turn to go out in a batch. */
 interface Waiting {
