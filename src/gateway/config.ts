@@ -45,6 +45,7 @@ export function gatewayDefaults(): GatewayConfig {
       minSamples: 10,
       retryBehindErrors: true,
     },
+    hedge: { quantile: 0, max: 1, minDelayMs: 100, maxDelayMs: 2_000 },
     cache: {
       maxBytes: 64 * 1024 * 1024,
       reorgDepth: 64,
@@ -128,6 +129,12 @@ export function gatewayFromEnv(env: Env): Record<string, unknown> {
       errorWindowMs: integer(env, 'UPSTREAM_ERROR_WINDOW_MS'),
       minSamples: integer(env, 'UPSTREAM_ERROR_MIN_SAMPLES'),
       retryBehindErrors: boolean(env, 'RETRY_BEHIND_ERRORS'),
+    }),
+    hedge: strip({
+      quantile: decimal(env, 'HEDGE_QUANTILE'),
+      max: integer(env, 'HEDGE_MAX'),
+      minDelayMs: integer(env, 'HEDGE_MIN_DELAY_MS'),
+      maxDelayMs: integer(env, 'HEDGE_MAX_DELAY_MS'),
     }),
     cache: strip({
       maxBytes: integer(env, 'CACHE_MAX_BYTES'),

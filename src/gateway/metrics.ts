@@ -170,6 +170,12 @@ export const metrics = {
     labelNames: ['network', 'reason'] as const,
     registers: [registry],
   }),
+  upstreamHedges: new Counter({
+    name: 'ethgate_upstream_hedges_total',
+    help: 'Hedged reads: another upstream asked because the first was slower than the quantile (HEDGE_QUANTILE); won: its answer was the one returned, lost: another came first, limited: not sent, the caller\'s rate limit was spent',
+    labelNames: ['network', 'method', 'outcome'] as const,
+    registers: [registry],
+  }),
   upstreamHealthy: new Gauge({
     name: 'ethgate_upstream_healthy',
     help: '1 while an upstream is in rotation, 0 while it is taken out',

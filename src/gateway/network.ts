@@ -40,7 +40,7 @@ export class Network {
     const timeoutMs = gateway.upstreamTimeoutMs;
     const batchCalls = gateway.upstreamBatchCalls;
     const log = logger.child({ network: config.name });
-    const poolOptions = { network: config.name, chainId: config.chainId, health: gateway.health, logger };
+    const poolOptions = { network: config.name, chainId: config.chainId, health: gateway.health, hedge: gateway.hedge, logger };
     let anvil: Anvil | undefined;
     let members: PoolMember[];
     /** Where heads come from: for the embedded chain its WebSocket, which the pool does not use. */

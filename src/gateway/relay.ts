@@ -14,6 +14,7 @@ import { RpcError } from './errors.js';
 import type { Network } from './network.js';
 import type { UpstreamCall } from './upstream/types.js';
 import { isFilterMethod, isRead } from './failsafe/policy.js';
+import type { HedgeCharge } from './failsafe/hedge.js';
 import { cacheKey, cacheRule, isCacheable, mayHaveCached, safeBlockOf, type CacheRule } from './cache/policy.js';
 import type { ResultCache, CacheTier, CachedResult } from './cache/store.js';
 import { Coalescer } from './cache/coalesce.js';
@@ -57,20 +58,23 @@ export class Relay {
     this.keyPrefix = `${network.name}/${network.chainId}/`;
   }
 
-  /** Not an async function, so that the common path adds no promise of its own; it never throws. */
-  call(request: CheckedRequest): Promise<RpcOutcome> {
+  /**
+   * Not an async function, so that the common path adds no promise of its own; it never throws. `charge`
+   * (the caller's rate limits) pays for a hedged read's extra upstream call (failsafe/hedge.ts).
+   */
+  call(request: CheckedRequest, charge?: HedgeCharge): Promise<RpcOutcome> {
     const call = this.upstreamCall(request);
     const parts = this.logsParts(call);
-    if (parts) return this.splitLogs(request, parts);
+    if (parts) return this.splitLogs(request, parts, charge);
     try {
       this.checkLimits(call);
     } catch (err) {
       return Promise.reject(err);
     }
     if (!isRead(call.method)) return this.network.pool.send(call);
-    if (call.method === 'eth_blockNumber') return this.read(call, undefined).then((o) => this.network.blockNumberAnswer(o));
+    if (call.method === 'eth_blockNumber') return this.read(call, undefined, charge).then((o) => this.network.blockNumberAnswer(o));
     const cacheable = this.cacheable(call);
-    return cacheable ? this.cachedRead(call, cacheable) : this.read(call, undefined);
+    return cacheable ? this.cachedRead(call, cacheable, charge) : this.read(call, undefined, charge);
   }
 
   /**
@@ -78,9 +82,9 @@ export class Relay {
    * (they are tied to one upstream), and the rest travel as one upstream batch. A transport fault fails
    * each request of that batch; a refused request (eth_getLogs range) gets its own error.
    */
-  async batch(requests: CheckedRequest[]): Promise<(RpcOutcome | RpcError)[]> {
+  async batch(requests: CheckedRequest[], charge?: HedgeCharge): Promise<(RpcOutcome | RpcError)[]> {
     if (requests.length === 0) return [];
-    if (requests.length === 1) return [await this.call(requests[0]).catch(inPlace)];
+    if (requests.length === 1) return [await this.call(requests[0], charge).catch(inPlace)];
 
     const answers: (RpcOutcome | RpcError)[] = new Array(requests.length);
     const pending: { index: number; call: UpstreamCall; cacheable: Cacheable | undefined }[] = [];
@@ -89,7 +93,7 @@ export class Relay {
       requests.map(async (request, index) => {
         const call = this.upstreamCall(request);
         if (this.logsParts(call)) {
-          apart.push(this.call(request).then((o) => void (answers[index] = o), (e) => void (answers[index] = inPlace(e))));
+          apart.push(this.call(request, charge).then((o) => void (answers[index] = o), (e) => void (answers[index] = inPlace(e))));
           return;
         }
         try {
@@ -113,7 +117,7 @@ export class Relay {
       try {
         const outcomes =
           pending.length === 1
-            ? [await this.network.pool.send(pending[0].call)]
+            ? [await this.network.pool.send(pending[0].call, charge)]
             : await this.network.pool.sendBatch(pending.map((p) => p.call));
         pending.forEach((p, i) => {
           answers[p.index] = p.call.method === 'eth_blockNumber' ? this.network.blockNumberAnswer(outcomes[i]) : outcomes[i];
@@ -145,13 +149,13 @@ export class Relay {
    * The parts, each an ordinary eth_getLogs (cached when final, coalesced), LOGS_PARTS_IN_FLIGHT at a time;
    * their logs in order as one answer, or the first error.
    */
-  private async splitLogs(request: CheckedRequest, parts: unknown[][]): Promise<RpcOutcome> {
+  private async splitLogs(request: CheckedRequest, parts: unknown[][], charge: HedgeCharge | undefined): Promise<RpcOutcome> {
     const outcomes: RpcOutcome[] = new Array(parts.length);
     let next = 0;
     const worker = async () => {
       while (next < parts.length) {
         const i = next++;
-        outcomes[i] = await this.call({ ...request, params: parts[i] });
+        outcomes[i] = await this.call({ ...request, params: parts[i] }, charge);
         if (outcomes[i].error !== undefined) next = parts.length;
       }
     };
@@ -161,9 +165,9 @@ export class Relay {
     return { result: outcomes.flatMap((o) => (Array.isArray(o.result) ? o.result : [])) };
   }
 
-  private async cachedRead(call: UpstreamCall, cacheable: Cacheable): Promise<RpcOutcome> {
+  private async cachedRead(call: UpstreamCall, cacheable: Cacheable, charge: HedgeCharge | undefined): Promise<RpcOutcome> {
     const hit = await this.lookup(call.method, cacheable);
-    return hit !== undefined ? { result: hit.value, raw: hit.text } : this.read(call, cacheable);
+    return hit !== undefined ? { result: hit.value, raw: hit.text } : this.read(call, cacheable, charge);
   }
 
   private checkLimits(call: UpstreamCall): void {
@@ -207,11 +211,14 @@ export class Relay {
     return value;
   }
 
-  /** An upstream read, shared with identical reads in flight; a final result is kept in the cache. */
-  private read(call: UpstreamCall, cacheable: Cacheable | undefined): Promise<RpcOutcome> {
+  /**
+   * An upstream read, shared with identical reads in flight (a hedge is charged to the caller whose read
+   * went upstream); a final result is kept in the cache.
+   */
+  private read(call: UpstreamCall, cacheable: Cacheable | undefined, charge: HedgeCharge | undefined): Promise<RpcOutcome> {
     const fetch = cacheable
-      ? () => this.network.pool.send(call).then((outcome) => this.keep(call, cacheable, outcome))
-      : () => this.network.pool.send(call);
+      ? () => this.network.pool.send(call, charge).then((outcome) => this.keep(call, cacheable, outcome))
+      : () => this.network.pool.send(call, charge);
     if (!this.coalescer) return fetch();
     const key = cacheable?.key ?? `${call.method}:${JSON.stringify(call.params)}`;
     return this.coalescer.run(key, fetch, () => metrics.coalesced.cell(this.network.name, methodLabel(call.method)).pending++);

@@ -93,6 +93,7 @@ export interface GatewayConfig {
    */
   wsPingIntervalMs: number;
   health: UpstreamHealthConfig;
+  hedge?: HedgeConfig;
   cache: CacheConfig;
   /**
    * When not empty, every gateway request needs one of these keys (API_KEYS, API_KEYS_FILE).
@@ -129,6 +130,27 @@ export interface UpstreamHealthConfig {
    * Retry a read on another upstream when the answer says the node lacks the block or state (RETRY_BEHIND_ERRORS).
    */
   retryBehindErrors: boolean;
+}
+/**
+ * Hedged reads (docs/gateway.md, "Hedged reads"): when the upstream asked first has not answered a read within the quantile of that method's recent upstream latencies, the next upstream is asked as well and the first answer wins.
+ */
+export interface HedgeConfig {
+  /**
+   * The quantile of recent latencies after which another upstream is asked (HEDGE_QUANTILE, e.g. 0.9); 0 turns hedging off.
+   */
+  quantile: number;
+  /**
+   * Other upstreams asked at most per call, one after another (HEDGE_MAX).
+   */
+  max: number;
+  /**
+   * Never hedge sooner than this, nor before 20 latencies of the method are known (HEDGE_MIN_DELAY_MS).
+   */
+  minDelayMs: number;
+  /**
+   * Never wait longer than this before hedging (HEDGE_MAX_DELAY_MS).
+   */
+  maxDelayMs: number;
 }
 export interface CacheConfig {
   /**

@@ -113,7 +113,9 @@ export async function readMetrics(serviceUrl: string): Promise<MetricsReading> {
 /**
  * A TCP relay on its own loopback port in front of `targetPort`: one more "node" of the same chain (several
  * relays in front of one anvil are several nodes that agree). `kill()` drops every connection and stops
- * listening, as a node that dies; `revive()` listens on the same port again.
+ * listening, as a node that dies; `revive()` listens on the same port again. With `delayAnswers`, each chunk
+ * the target sends back is held for the milliseconds it returns (in order: a chunk never overtakes the one
+ * before it), as a node that is slow at times.
  */
 export class TcpRelay {
   private server: Server | undefined;
@@ -123,10 +125,11 @@ export class TcpRelay {
     readonly port: number,
     private readonly targetPort: number,
     private readonly targetHost: string,
+    private readonly delayAnswers: (() => number) | undefined,
   ) {}
 
-  static async start(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpRelay> {
-    const relay = new TcpRelay(await freePort(), targetPort, targetHost);
+  static async start(targetPort: number, targetHost = '127.0.0.1', options: { delayAnswers?: () => number } = {}): Promise<TcpRelay> {
+    const relay = new TcpRelay(await freePort(), targetPort, targetHost, options.delayAnswers);
     await relay.revive();
     return relay;
   }
@@ -149,7 +152,30 @@ export class TcpRelay {
       }
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
-      client.pipe(upstream).pipe(client);
+      client.pipe(upstream);
+      const delay = this.delayAnswers;
+      if (!delay) {
+        upstream.pipe(client);
+        return;
+      }
+      const held: { due: number; chunk: Buffer }[] = [];
+      let ended = false;
+      let timer: NodeJS.Timeout | undefined;
+      const drain = () => {
+        timer = undefined;
+        while (held.length > 0 && held[0].due <= Date.now()) client.write(held.shift()!.chunk);
+        if (held.length > 0) timer = setTimeout(drain, held[0].due - Date.now());
+        else if (ended) client.end();
+      };
+      upstream.on('data', (chunk: Buffer) => {
+        held.push({ due: Math.max(held.at(-1)?.due ?? 0, Date.now() + delay()), chunk });
+        timer ??= setTimeout(drain, held[0].due - Date.now());
+      });
+      upstream.on('end', () => {
+        ended = true;
+        timer ??= setTimeout(drain, 0);
+      });
+      client.on('close', () => clearTimeout(timer));
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

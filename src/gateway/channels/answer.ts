@@ -31,7 +31,8 @@ function check(ctx: AnswerContext, value: unknown): CheckedRequest {
 
 /**
  * The answer to `body`, errors included (it never rejects). `admit` charges the caller's rate limits one
- * per call first; its refusal (429) is the answer then.
+ * per call first; its refusal (429) is the answer then. A hedged read's extra upstream call is charged to it
+ * too (failsafe/hedge.ts).
  */
 export async function answerBody(
   ctx: AnswerContext,
@@ -41,9 +42,9 @@ export async function answerBody(
   try {
     const admitted = admit?.(costOf(body));
     if (admitted) await admitted;
-    if (Array.isArray(body)) return { status: 200, body: await answerBatch(ctx, body) };
+    if (Array.isArray(body)) return { status: 200, body: await answerBatch(ctx, body, admit) };
     const request = check(ctx, body);
-    const outcome = await (ctx.local?.(request) ?? ctx.relay.call(request));
+    const outcome = await (ctx.local?.(request) ?? ctx.relay.call(request, admit));
     return { status: 200, body: response(request.id, outcome) };
   } catch (err) {
     const error = asRpcError(err);
@@ -56,7 +57,11 @@ function costOf(body: unknown): number {
   return Array.isArray(body) ? Math.max(1, body.length) : 1;
 }
 
-async function answerBatch(ctx: AnswerContext, items: unknown[]): Promise<JsonRpcResponse[]> {
+async function answerBatch(
+  ctx: AnswerContext,
+  items: unknown[],
+  admit: ((cost: number) => Promise<void> | undefined) | undefined,
+): Promise<JsonRpcResponse[]> {
   if (items.length === 0) throw rpcErrors.invalidRequest('empty batch');
   if (items.length > ctx.maxBatchSize) throw rpcErrors.batchTooLarge(ctx.maxBatchSize);
 
@@ -82,7 +87,7 @@ async function answerBatch(ctx: AnswerContext, items: unknown[]): Promise<JsonRp
     }
   });
 
-  const outcomes = await ctx.relay.batch(relayed.map((r) => r.request));
+  const outcomes = await ctx.relay.batch(relayed.map((r) => r.request), admit);
   relayed.forEach(({ index, request }, i) => {
     const outcome = outcomes[i];
     answers[index] = outcome instanceof RpcError ? errorResponse(request.id, outcome) : response(request.id, outcome);

@@ -62,7 +62,7 @@ export async function handleRest(
     const admitted = caller.admit(1);
     if (admitted) await admitted;
     checkParams(request);
-    const outcome = await relay.call(request);
+    const outcome = await relay.call(request, (cost) => caller.admit(cost));
     sendJson(res, outcome.error ? 502 : 200, serializeResponse(response(request.id, outcome)));
   } catch (err) {
     const error = asRpcError(err);

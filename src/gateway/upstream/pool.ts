@@ -10,6 +10,8 @@
  *   answering and caught up puts it back. A refused connection takes it out at once.
  * - Failover: a call that meets a transport fault goes to the next candidate when failsafe/policy.ts says
  *   repeating it is harmless; a read answered "node is behind" may go on too (RETRY_BEHIND_ERRORS).
+ * - Hedging (HEDGE_QUANTILE, off by default): a read whose first upstream is slower than the quantile of the
+ *   method's recent latencies is asked of the next candidate too, and the first answer wins (failsafe/hedge.ts).
  * - Filters (eth_newFilter family) are node state: they are created on the first healthy primary in
  *   configuration order and later calls with their id go to the upstream that created them.
  */
@@ -21,6 +23,7 @@ import type { Logger } from '../../shared/logger.js';
 import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';
 import { FILTER_CREATE_METHODS, FILTER_USE_METHODS, isBehindAnswer, mayRetry } from '../failsafe/policy.js';
+import { RecentLatencies, hedgeDelayMs, hedgingOn, mayHedge, type HedgeCharge, type HedgeSettings } from '../failsafe/hedge.js';
 import { metrics, methodLabel, type CounterCell, type HistogramCell } from '../metrics.js';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { ErrorWindow, excessLag, tooManyErrors, weightedPick } from './health.js';
@@ -42,6 +45,8 @@ export interface PoolOptions {
   network: string;
   chainId: number;
   health: UpstreamHealthConfig;
+  /** Hedged reads; absent or quantile 0: off. */
+  hedge?: HedgeSettings;
   logger: Logger;
 }
 
@@ -138,6 +143,9 @@ export class UpstreamPool {
   private probing: Promise<void> | undefined;
   private readonly log: Logger;
   private heads: HeadReports | undefined;
+  /** Hedging's settings when it is on, and each method's recent upstream latencies (methods are a bounded set). */
+  private readonly hedge: HedgeSettings | undefined;
+  private readonly latencies = new Map<string, RecentLatencies>();
 
   constructor(
     members: PoolMember[],
@@ -149,6 +157,7 @@ export class UpstreamPool {
         new Upstream(m.transport, m.role ?? 'primary', m.weight ?? 1, options.health.errorWindowMs, options.network, m.url),
     );
     this.log = options.logger.child({ network: options.network });
+    this.hedge = hedgingOn(options.hedge) ? options.hedge : undefined;
     for (const m of this.members) metrics.upstreamHealthy.labels(options.network, m.name, m.role).set(1);
     this.rebuildRotation();
   }
@@ -215,11 +224,119 @@ export class UpstreamPool {
     });
   }
 
-  send(call: UpstreamCall): Promise<RpcOutcome> {
+  /** One call; `charge` (the caller's rate limits) pays for a hedge, which is not sent when it refuses. */
+  send(call: UpstreamCall, charge?: HedgeCharge): Promise<RpcOutcome> {
     const candidates = this.candidatesFor(call);
     // One candidate: nothing to fail over to, so no loop (and no promise of its own).
     if (candidates.length === 1 && !FILTER_CREATE_METHODS.has(call.method)) return this.attempt(candidates[0], call);
+    if (this.hedge && mayHedge(call.method)) return this.sendHedged(call, candidates, this.hedge, charge);
     return this.sendWithFailover(call, candidates);
+  }
+
+  /**
+   * A read raced across `candidates`: the first is asked at once; whenever the hedge delay passes without an
+   * answer (and fewer than `max` hedges were sent) the next is asked as well, once `charge` accepts it. The
+   * first answer wins. A transport fault, or an answer saying the node is behind, does not end the race: the
+   * next candidate is asked at once, as sendWithFailover would; when none is left the last "behind" answer
+   * or the fault is the outcome. Calls still in flight are left to finish (their latency is recorded).
+   */
+  private sendHedged(call: UpstreamCall, candidates: Upstream[], settings: HedgeSettings, charge: HedgeCharge | undefined): Promise<RpcOutcome> {
+    const delay = hedgeDelayMs(this.latenciesOf(call.method).quantile(), settings);
+    const network = this.options.network;
+    const label = methodLabel(call.method);
+    return new Promise<RpcOutcome>((resolve, reject) => {
+      let next = 0;
+      let inFlight = 0;
+      let hedges = 0;
+      let done = false;
+      let timer: NodeJS.Timeout | undefined;
+      let failure: UpstreamError | undefined;
+      let behind: RpcOutcome | undefined;
+
+      const finish = (winnerWasHedge: boolean) => {
+        done = true;
+        clearTimeout(timer);
+        if (hedges === 0) return;
+        const won = winnerWasHedge ? 1 : 0;
+        if (won) metrics.upstreamHedges.labels(network, label, 'won').inc();
+        if (hedges > won) metrics.upstreamHedges.labels(network, label, 'lost').inc(hedges - won);
+      };
+      const ask = (hedge: boolean) => {
+        const member = candidates[next++];
+        inFlight++;
+        this.attempt(member, call).then(
+          (outcome) => settle(hedge, outcome, undefined),
+          (err: unknown) => settle(hedge, undefined, err),
+        );
+      };
+      const arm = () => {
+        if (hedges < settings.max && next < candidates.length) timer = setTimeout(fire, delay);
+      };
+      const launch = () => {
+        if (done || next >= candidates.length) return;
+        hedges++;
+        ask(true);
+        arm();
+      };
+      const fire = () => {
+        timer = undefined;
+        if (done) return;
+        const charged = charge?.(1);
+        if (!charged) return launch();
+        charged.then(launch, () => {
+          if (!done) metrics.upstreamHedges.labels(network, label, 'limited').inc();
+        });
+      };
+      const settle = (hedge: boolean, outcome: RpcOutcome | undefined, err: unknown) => {
+        inFlight--;
+        if (done) return;
+        const more = next < candidates.length;
+        if (outcome === undefined) {
+          if (!(err instanceof UpstreamError)) {
+            finish(false);
+            return reject(err);
+          }
+          failure = err;
+          if (more) {
+            metrics.upstreamRetries.labels(network, 'transport').inc();
+            return ask(false);
+          }
+        } else if (
+          this.options.health.retryBehindErrors &&
+          (more || inFlight > 0) &&
+          (outcome.error !== undefined
+            ? isBehindAnswer(call.method, outcome.error)
+            : outcome.result === null && nullMeansBehind(call.method, call.params, this.networkHead))
+        ) {
+          behind = outcome;
+          if (more) {
+            metrics.upstreamRetries.labels(network, 'behind').inc();
+            return ask(false);
+          }
+        } else {
+          finish(hedge);
+          return resolve(outcome);
+        }
+        if (inFlight > 0) return;
+        finish(false);
+        if (behind) resolve(behind);
+        else reject(failure!);
+      };
+
+      ask(false);
+      arm();
+    });
+  }
+
+  /** The recent upstream latencies of a method, for the hedge delay. */
+  private latenciesOf(method: string): RecentLatencies {
+    const label = methodLabel(method);
+    let found = this.latencies.get(label);
+    if (!found) {
+      found = new RecentLatencies(this.hedge!.quantile);
+      this.latencies.set(label, found);
+    }
+    return found;
   }
 
   private async sendWithFailover(call: UpstreamCall, candidates: Upstream[]): Promise<RpcOutcome> {
@@ -361,6 +478,7 @@ export class UpstreamPool {
       const elapsed = performance.now() - started;
       counts.latency.observe(elapsed / 1000);
       member.latency.record(elapsed);
+      if (this.hedge && mayHedge(call.method)) this.latenciesOf(call.method).record(elapsed);
       (outcome.error === undefined ? counts.result : counts.error).pending++;
       member.errors.record(false, started);
       return outcome;
