@@ -25,6 +25,13 @@
  * BENCH_ROUNDS (3), BENCH_SECONDS (8) and BENCH_CONNECTIONS (50) change the runs; BENCH_PROFILE=<dir>
  * writes a CPU profile of each gateway process (node --cpu-prof) into <dir>.
  *
+ * Hedged reads (benchGatewayHedge, at the end of the gateway suite): two upstreams of one
+ * anvil, one of them behind a relay that holds one answer in HEDGE_SLOW_EVERY (10) for HEDGE_SLOW_MS (100)
+ * (a node slow at times; later answers on that connection wait behind it), and uncached eth_blockNumber at
+ * BENCH_HEDGE_CONNECTIONS (10) connections for BENCH_HEDGE_SECONDS (6), through a gateway without hedging and
+ * one with HEDGE_QUANTILE=0.9 and HEDGE_MIN_DELAY_MS=10: their p99 side by side, as a ratio, and the hedges
+ * sent per request (what the trimmed tail costs upstream).
+ *
  * Idle upstream calls (benchGatewayIdle, also alone as `npm run bench -- gateway-idle`): a service with the
  * order book on and no client at all, its one network's upstream an http:// or a ws:// node; every
  * JSON-RPC call that reaches the node is counted on the wire (a counting proxy, a WebSocket spy) over
@@ -42,6 +49,7 @@ import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bootstrapDevChain } from '../src/wiring/gpv2.js';
 import { WsSpy } from '../test/support/ws-spy.js';
+import { TcpRelay } from '../test/support/upstreams.js';
 
 const OLD_BLOCKS = 1_000;
 const FLOOR_BUSY_US = 13;
@@ -66,6 +74,8 @@ interface GatewayProcess extends Relay {
   networkUrl: string;
   /** JSON-RPC calls the gateway sent upstream so far, by method. */
   upstreamCalls(method: string): Promise<number>;
+  /** The sum of a counter's samples on /metrics. */
+  metric(name: string): Promise<number>;
 }
 
 export async function benchGateway(): Promise<Record<string, Figure>> {
@@ -207,6 +217,7 @@ export async function benchGateway(): Promise<Record<string, Figure>> {
     figures['gateway.ratio.static_http_busy_vs_bare_relay_cpu'] = cpuRatio('baseline.static_http_busy', 'baseline.bare_relay');
     figures['gateway.ratio.repeated_read_vs_static_http_busy_cpu'] = cpuRatio('repeated_read', 'baseline.static_http_busy');
     Object.assign(figures, await benchGatewayIdle());
+    Object.assign(figures, await benchGatewayHedge());
     printTargets('issue 5', figures, TARGETS);
     printTargets('issue 13', figures, ISSUE_13_TARGETS);
     return figures;
@@ -258,6 +269,12 @@ async function startGateway(upstream: string, env: Record<string, string>, label
     networkUrl: `http://127.0.0.1:${networkPort}/`,
     pid: service.child.pid!,
     stop: () => (stopped ??= service.stop().then(() => rmSync(service.env.DATA_DIR, { recursive: true, force: true }))),
+    async metric(name: string) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      let sum = 0;
+      for (const line of text.split('\n')) if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.split(' ').at(-1));
+      return sum;
+    },
     async upstreamCalls(method: string) {
       const text = await (await fetch(`${url}/metrics`)).text();
       let sum = 0;
@@ -267,6 +284,48 @@ async function startGateway(upstream: string, env: Record<string, string>, label
       return sum;
     },
   };
+}
+
+export async function benchGatewayHedge(): Promise<Record<string, Figure>> {
+  const options = { connections: Number(process.env.BENCH_HEDGE_CONNECTIONS ?? 10), seconds: Number(process.env.BENCH_HEDGE_SECONDS ?? 6) };
+  const slowEvery = Number(process.env.HEDGE_SLOW_EVERY ?? 10);
+  const slowMs = Number(process.env.HEDGE_SLOW_MS ?? 100);
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    const testChain = await startTestChain({ chainId: 1 });
+    stops.push(() => testChain.stop());
+    let answers = 0;
+    const slow = await TcpRelay.start(Number(new URL(testChain.anvil.httpUrl).port), '127.0.0.1', {
+      delayAnswers: () => (++answers % slowEvery === 0 ? slowMs : 0),
+    });
+    stops.push(() => slow.kill());
+    const upstreams = `${testChain.anvil.httpUrl},${slow.url}`;
+    const plain = await startGateway(upstreams, { COALESCE_READS: 'false' }, 'hedge-off');
+    stops.push(() => plain.stop());
+    const hedged = await startGateway(upstreams, { COALESCE_READS: 'false', HEDGE_QUANTILE: '0.9', HEDGE_MIN_DELAY_MS: '10' }, 'hedge-on');
+    stops.push(() => hedged.stop());
+    const figures: Record<string, Figure> = {};
+    const results = new Map<string, LoadResult>();
+    console.error(`hedged reads: one upstream of two holds 1 answer in ${slowEvery} for ${slowMs} ms; ${options.connections} connections, ${options.seconds} s`);
+    for (const [name, gateway] of [['hedge_off', plain], ['hedge_on', hedged]] as const) {
+      const workload: Workload = { url: gateway.networkUrl, method: 'POST', body: BLOCK_NUMBER };
+      await runLoad(workload, { ...options, seconds: 2 });
+      const hedgesBefore = await gateway.metric('ethgate_upstream_hedges_total');
+      const result = await runLoad(workload, options);
+      if (result.errors > 0) throw new Error(`${name}: ${result.errors} requests failed`);
+      results.set(name, result);
+      const hedges = ((await gateway.metric('ethgate_upstream_hedges_total')) - hedgesBefore) / result.requests;
+      figures[`gateway.${name}.rps`] = { value: round(result.rps), unit: 'req/s' };
+      figures[`gateway.${name}.p50`] = { value: round(result.p50Ms, 3), unit: 'ms' };
+      figures[`gateway.${name}.p99`] = { value: round(result.p99Ms, 3), unit: 'ms' };
+      figures[`gateway.${name}.hedges_per_request`] = { value: round(hedges, 4), unit: 'hedges/req' };
+      console.error(`  ${name}: ${round(result.rps)} req/s, p50 ${round(result.p50Ms, 3)} ms, p99 ${round(result.p99Ms, 3)} ms, ${round(hedges, 4)} hedges/req`);
+    }
+    figures['gateway.ratio.p99_hedged_vs_unhedged'] = { value: round(results.get('hedge_on')!.p99Ms / results.get('hedge_off')!.p99Ms, 3), unit: 'x' };
+    return figures;
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  }
 }
 
 /** An HTTP proxy to `target` that counts the JSON-RPC calls passing through (batch items one by one). */

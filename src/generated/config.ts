@@ -132,11 +132,11 @@ export interface UpstreamHealthConfig {
   retryBehindErrors: boolean;
 }
 /**
- * Hedged reads (docs/gateway.md, "Hedged reads"): when the upstream asked first has not answered a read within the quantile of that method's recent upstream latencies, the next upstream is asked as well and the first answer wins.
+ * Hedged reads (docs/gateway.md, "Hedged reads"): when the upstream asked first has not answered a read within the quantile of the time that method's recent reads took to be answered, the next upstream is asked as well and the first answer wins.
  */
 export interface HedgeConfig {
   /**
-   * The quantile of recent latencies after which another upstream is asked (HEDGE_QUANTILE, e.g. 0.9); 0 turns hedging off.
+   * The quantile of recent answer times after which another upstream is asked (HEDGE_QUANTILE, e.g. 0.9); 0 turns hedging off.
    */
   quantile: number;
   /**

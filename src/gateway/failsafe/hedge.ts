@@ -1,6 +1,7 @@
 /**
  * Hedged reads, as eRPC's hedge policy has them: when the upstream asked first has not answered a read
- * within the p-quantile of that method's recent upstream latencies (clamped between a floor and a ceiling),
+ * within the p-quantile of that method's recent latencies (the time its reads took to be answered, clamped
+ * between a floor and a ceiling),
  * the next upstream is asked as well and the first answer wins. This trims the tail an upstream's slow
  * moments add; the cost is the extra calls, which the caller's rate limit pays. Pure rules: which calls may
  * be hedged, the delay, and the recent latencies it is drawn from. The pool (upstream/pool.ts) does the I/O;
@@ -44,13 +45,13 @@ export function hedgeDelayMs(quantileMs: number | undefined, settings: HedgeSett
 }
 
 /** Latencies kept per method, and how many are needed before their quantile counts. */
-const WINDOW = 256;
+const WINDOW = 512;
 const MIN_SAMPLES = 20;
 /** The quantile is worked out again after this many new samples, not on every call. */
-const REFRESH_EVERY = 32;
+const REFRESH_EVERY = 64;
 
 /**
- * The last WINDOW upstream latencies of one method on one network. Recording costs one array write; the
+ * The last WINDOW answer times of one method on one network. Recording costs one array write; the
  * quantile is sorted out at most once every REFRESH_EVERY records and kept in between.
  */
 export class RecentLatencies {

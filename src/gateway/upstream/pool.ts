@@ -238,10 +238,14 @@ export class UpstreamPool {
    * answer (and fewer than `max` hedges were sent) the next is asked as well, once `charge` accepts it. The
    * first answer wins. A transport fault, or an answer saying the node is behind, does not end the race: the
    * next candidate is asked at once, as sendWithFailover would; when none is left the last "behind" answer
-   * or the fault is the outcome. Calls still in flight are left to finish (their latency is recorded).
+   * or the fault is the outcome. Calls still in flight are left to finish. The time to the answer (not each
+   * upstream call's) is what the next delays are drawn from: a slow moment's answers, all arriving late at
+   * once, would otherwise fill the window and put the delay past the slowness it is meant to cut.
    */
   private sendHedged(call: UpstreamCall, candidates: Upstream[], settings: HedgeSettings, charge: HedgeCharge | undefined): Promise<RpcOutcome> {
-    const delay = hedgeDelayMs(this.latenciesOf(call.method).quantile(), settings);
+    const latencies = this.latenciesOf(call.method);
+    const delay = hedgeDelayMs(latencies.quantile(), settings);
+    const started = performance.now();
     const network = this.options.network;
     const label = methodLabel(call.method);
     return new Promise<RpcOutcome>((resolve, reject) => {
@@ -256,6 +260,7 @@ export class UpstreamPool {
       const finish = (winnerWasHedge: boolean) => {
         done = true;
         clearTimeout(timer);
+        latencies.record(performance.now() - started);
         if (hedges === 0) return;
         const won = winnerWasHedge ? 1 : 0;
         if (won) metrics.upstreamHedges.labels(network, label, 'won').inc();
@@ -328,7 +333,7 @@ export class UpstreamPool {
     });
   }
 
-  /** The recent upstream latencies of a method, for the hedge delay. */
+  /** The recent answer times of a method, for the hedge delay. */
   private latenciesOf(method: string): RecentLatencies {
     const label = methodLabel(method);
     let found = this.latencies.get(label);
@@ -478,7 +483,6 @@ export class UpstreamPool {
       const elapsed = performance.now() - started;
       counts.latency.observe(elapsed / 1000);
       member.latency.record(elapsed);
-      if (this.hedge && mayHedge(call.method)) this.latenciesOf(call.method).record(elapsed);
       (outcome.error === undefined ? counts.result : counts.error).pending++;
       member.errors.record(false, started);
       return outcome;
