@@ -143,7 +143,7 @@ export class UpstreamPool {
   private probing: Promise<void> | undefined;
   private readonly log: Logger;
   private heads: HeadReports | undefined;
-  /** Hedging's settings when it is on, and each method's recent upstream latencies (methods are a bounded set). */
+  /** Hedging's settings when it is on, and each method's recent answer times (methods are a bounded set). */
   private readonly hedge: HedgeSettings | undefined;
   private readonly latencies = new Map<string, RecentLatencies>();
 
