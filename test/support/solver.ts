@@ -2,7 +2,9 @@
  * A test solver and trader helpers for the real GPv2Settlement on anvil, with ethers v6 as the client.
  *
  * Order hashing here is test-side only (ethers' TypedDataEncoder over the domain module's Order type, and
- * solidityPacked for the UID), a second computation beside the production one in the order domain.
+ * solidityPacked for the UID), a second computation beside the production one in the order domain. The
+ * settlement's encoding (trade flags, signature bytes, token indices) is the dev solver's
+ * (src/devsolver/encoding.ts), so that both settle the same way.
  */
 import {
   Contract,
@@ -10,7 +12,6 @@ import {
   TypedDataEncoder,
   Wallet,
   ZeroAddress,
-  concat,
   getBytes,
   solidityPacked,
   type ContractTransactionResponse,
@@ -23,24 +24,20 @@ import {
 import { gpv2Artifact, localArtifact } from '../../src/contracts/artifacts.js';
 import { DEV_SOLVER, type DevChain } from '../../src/wiring/gpv2.js';
 import { ORDER_TYPES } from '../../src/orderbook/domain/eip712.js';
+import {
+  encodeSettlement,
+  tradeFlags,
+  tradeSignature,
+  type OrderKind,
+  type SettledTrade,
+  type SignedOrderData,
+  type SigningScheme,
+} from '../../src/devsolver/encoding.js';
 
-export type OrderKind = 'sell' | 'buy';
-export type SigningScheme = 'eip712' | 'ethsign' | 'eip1271' | 'presign';
+export type { OrderKind, SigningScheme, SettledTrade };
+export { tradeFlags, tradeSignature };
 
-export interface TestOrder {
-  sellToken: string;
-  buyToken: string;
-  receiver?: string | null;
-  sellAmount: bigint;
-  buyAmount: bigint;
-  validTo: number;
-  appData: string;
-  feeAmount: bigint;
-  kind: OrderKind;
-  partiallyFillable: boolean;
-  sellTokenBalance?: 'erc20' | 'external' | 'internal';
-  buyTokenBalance?: 'erc20' | 'internal';
-}
+export type TestOrder = SignedOrderData;
 
 function typedValue(order: TestOrder) {
   return {
@@ -66,34 +63,6 @@ export async function signOrder(signer: Wallet, domain: TypedDataDomain, order: 
   return signer.signMessage(getBytes(orderDigest(domain, order)));
 }
 
-/**
- * The bits of GPv2Trade.extractFlags: 0 kind (1 = buy), 1 partially fillable, 2-3 sell token balance
- * (00 erc20, 10 external, 11 internal), 4 buy token balance (1 = internal), 5-6 signing scheme
- * (00 eip712, 01 ethsign, 10 eip1271, 11 presign).
- */
-export function tradeFlags(order: TestOrder, scheme: SigningScheme): number {
-  const sellBalance = { erc20: 0b0000, external: 0b1000, internal: 0b1100 }[order.sellTokenBalance ?? 'erc20'];
-  const buyBalance = order.buyTokenBalance === 'internal' ? 0b10000 : 0;
-  const schemeBits = { eip712: 0, ethsign: 1, eip1271: 2, presign: 3 }[scheme] << 5;
-  return (order.kind === 'buy' ? 1 : 0) | (order.partiallyFillable ? 2 : 0) | sellBalance | buyBalance | schemeBits;
-}
-
-/** The trade's `signature` bytes per scheme. */
-export const tradeSignature = {
-  ecdsa: (signature: string) => signature,
-  eip1271: (wallet: string, walletSignature: string) => concat([wallet, walletSignature]),
-  presign: (owner: string) => owner.toLowerCase(),
-};
-
-export interface SettledTrade {
-  order: TestOrder;
-  scheme: SigningScheme;
-  /** Already encoded for the scheme (see tradeSignature). */
-  signature: string;
-  /** For partially fillable orders: sell amount (sell order) or buy amount (buy order) to execute. */
-  executedAmount?: bigint;
-}
-
 const settlementAbi = () => gpv2Artifact('GPv2Settlement').abi as InterfaceAbi;
 
 export class TestSolver {
@@ -107,30 +76,8 @@ export class TestSolver {
 
   /** GPv2Settlement.settle with uniform clearing prices (token → price) and no interactions. */
   async settle(trades: SettledTrade[], clearingPrices: Record<string, bigint>): Promise<TransactionReceipt> {
-    const tokens: string[] = [];
-    const index = (token: string) => {
-      const i = tokens.indexOf(token.toLowerCase());
-      return i >= 0 ? i : tokens.push(token.toLowerCase()) - 1;
-    };
-    const encoded = trades.map(({ order, scheme, signature, executedAmount }) => ({
-      sellTokenIndex: index(order.sellToken),
-      buyTokenIndex: index(order.buyToken),
-      receiver: order.receiver ?? ZeroAddress,
-      sellAmount: order.sellAmount,
-      buyAmount: order.buyAmount,
-      validTo: order.validTo,
-      appData: order.appData,
-      feeAmount: order.feeAmount,
-      flags: tradeFlags(order, scheme),
-      executedAmount: executedAmount ?? 0n,
-      signature,
-    }));
-    const prices = tokens.map((token) => {
-      const price = Object.entries(clearingPrices).find(([t]) => t.toLowerCase() === token)?.[1];
-      if (price === undefined) throw new Error(`no clearing price for ${token}`);
-      return price;
-    });
-    return mined(this.settlement.settle(tokens, prices, encoded, [[], [], []]));
+    const { tokens, clearingPrices: prices, trades: encoded, interactions } = encodeSettlement(trades, clearingPrices);
+    return mined(this.settlement.settle(tokens, prices, encoded, interactions));
   }
 }
 
