@@ -258,6 +258,14 @@ export interface OrderbookConfig {
    */
   streamMaxBufferedBytes: number;
   /**
+   * Run the dev solver when the order book's chain is the embedded dev chain (DEV_SOLVER=on|off, default on): it settles crossing orders of GET /api/v1/auction as the allow-listed dev account #1. It never runs on an external upstream.
+   */
+  devSolver: boolean;
+  /**
+   * Most orders of one auction the dev solver looks at, the oldest first (DEV_SOLVER_MAX_ORDERS, default 100).
+   */
+  devSolverMaxOrders: number;
+  /**
    * NATS server with JetStream the log's events are published to, one message per position (NATS_URL; off when unset).
    */
   natsUrl?: string;

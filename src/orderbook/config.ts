@@ -20,6 +20,8 @@ export function orderbookDefaults(): OrderbookConfig {
     balanceCallGas: 200_000,
     streamHeartbeatMs: 15_000,
     streamMaxBufferedBytes: 1024 * 1024,
+    devSolver: true,
+    devSolverMaxOrders: 100,
   };
 }
 
@@ -59,6 +61,8 @@ export function orderbookFromEnv(env: Env): Record<string, unknown> {
     balanceCallGas: integer(env, 'BALANCE_CALL_GAS'),
     streamHeartbeatMs: integer(env, 'STREAM_HEARTBEAT_MS'),
     streamMaxBufferedBytes: integer(env, 'STREAM_MAX_BUFFERED_BYTES'),
+    devSolver: boolean(env, 'DEV_SOLVER'),
+    devSolverMaxOrders: integer(env, 'DEV_SOLVER_MAX_ORDERS'),
     natsUrl: env.NATS_URL || undefined,
     natsStream: env.NATS_STREAM || undefined,
   });

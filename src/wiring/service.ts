@@ -17,6 +17,9 @@ import { OrderbookSupervisor, type OrderbookStatus } from '../orderbook/supervis
 import { orderbookNetworkOf } from './orderbook-network.js';
 import type { ServiceStatus } from '../generated/status.js';
 import { createExplorerHandler } from '../explorer/handler.js';
+import { chainRpcOver } from '../orderbook/chain/rpc.js';
+import { DevSolver } from '../devsolver/solver.js';
+import { DEV_SOLVER } from './gpv2.js';
 
 export interface Service {
   /** http://host:port of the main listener. */
@@ -50,6 +53,31 @@ function close(server: Server): Promise<void> {
   });
 }
 
+/** The main listener's address as a client on this machine reaches it (a wildcard host is not one). */
+function selfUrl(url: string): string {
+  return url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
+}
+
+/**
+ * The dev solver (src/devsolver/), when the order book runs on the embedded dev chain and DEV_SOLVER is not
+ * off: it reaches the order book through this service's own API and the chain through the network's pool.
+ */
+function devSolverFor(config: Config, gateway: Gateway, url: string): DevSolver | undefined {
+  if (!config.orderbook.enabled || !config.orderbook.devSolver) return undefined;
+  const network = gateway.network(config.orderbook.network);
+  const chainId = config.networks.find((n) => n.name === config.orderbook.network)?.chainId;
+  if (!network.anvil || chainId === undefined) return undefined;
+  return new DevSolver({
+    apiUrl: selfUrl(url),
+    rpc: chainRpcOver(network.pool),
+    heads: network.tracker,
+    chainId,
+    maxOrders: config.orderbook.devSolverMaxOrders,
+    solverKey: DEV_SOLVER.privateKey,
+    log: logger,
+  });
+}
+
 const ORDERBOOK_OFF: OrderbookStatus = { state: 'down', reason: 'off (ORDERBOOK=off)', indexerBlock: null, role: null };
 
 export async function startService(config: Config): Promise<Service> {
@@ -60,6 +88,7 @@ export async function startService(config: Config): Promise<Service> {
   // Set once the gateway and its network listeners are up: until then the parts answer 503.
   let serving = false;
   let books: OrderbookSupervisor | undefined;
+  let solver: DevSolver | undefined;
   const orderbookNow = (): OrderbookNow => {
     if (books?.running) return books.running;
     if (!config.orderbook.enabled) {
@@ -117,8 +146,11 @@ export async function startService(config: Config): Promise<Service> {
       // The first attempt is awaited so that a healthy order book is up when start resolves; a failing one
       // is retried in the background while the gateway serves.
       await supervisor.untilSettled();
+      solver = devSolverFor(config, gateway, url);
+      solver?.start();
     }
   } catch (err) {
+    await solver?.stop();
     await Promise.all(servers.map(close));
     await books?.stop();
     await gateway?.stop();
@@ -137,6 +169,7 @@ export async function startService(config: Config): Promise<Service> {
     },
     books: supervisor,
     async stop() {
+      await solver?.stop();
       ws?.close();
       await Promise.all(servers.map(close));
       await supervisor?.stop();

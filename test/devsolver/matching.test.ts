@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Backoff } from '../../src/devsolver/backoff.js';
+import { ConfigError, loadConfig } from '../../src/wiring/config.js';
 import { crossingPairs, crosses, executable, matchPair, type Match, type SolverOrder } from '../../src/devsolver/matching.js';
 
 const T1 = '0x1111111111111111111111111111111111111111';
@@ -198,3 +199,13 @@ describe('dev solver backoff', () => {
   });
 });
 
+describe('dev solver configuration', () => {
+  it('is on by default, DEV_SOLVER=off turns it off, and its bound is checked', () => {
+    assert.equal(loadConfig({}).orderbook.devSolver, true);
+    assert.equal(loadConfig({}).orderbook.devSolverMaxOrders, 100);
+    assert.equal(loadConfig({ DEV_SOLVER: 'off' }).orderbook.devSolver, false);
+    assert.equal(loadConfig({ DEV_SOLVER_MAX_ORDERS: '20' }).orderbook.devSolverMaxOrders, 20);
+    assert.throws(() => loadConfig({ DEV_SOLVER_MAX_ORDERS: '1' }), ConfigError);
+    assert.throws(() => loadConfig({ DEV_SOLVER: 'maybe' }), ConfigError);
+  });
+});

@@ -33,13 +33,16 @@ export interface ServiceProcessOptions {
   port?: number;
 }
 
-/** Starts the service and waits until /healthz answers 200 (chains reachable, read models caught up). */
+/**
+ * Starts the service and waits until /healthz answers 200 (chains reachable, read models caught up). The
+ * dev solver is off unless `env` turns it on: a test's orders are its own to settle.
+ */
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ethgate-child-'));
   const child = spawn(process.execPath, [...startNodeArgs(), repoPath('dist/src/wiring/main.js')], {
     cwd: repoPath(),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...options.env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', DEV_SOLVER: 'off', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
