@@ -42,6 +42,7 @@ export function explorerAssets(): Map<string, Asset> {
     own('pages.js', JS),
     own('depth-chart.js', JS),
     own('format.js', JS),
+    own('tokens.js', JS),
     own('html.js', JS),
     own('style.css', CSS),
     ['/explorer/vendor/preact.mjs', { file: join(preact, 'dist/preact.mjs'), type: JS }],

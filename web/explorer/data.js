@@ -62,6 +62,7 @@ class LiveBook {
     this.listeners = new Set();
     this.pending = undefined;
     this.refreshing = new Set();
+    this.backfilled = false;
   }
 
   start() {
@@ -119,6 +120,27 @@ class LiveBook {
       }
     }
     this.changed();
+  }
+
+  /**
+   * Puts the log's last events (up to `head`, the newest position it held when asked) before the live
+   * ones, once: the event log page opens with them rather than with what arrives after it. They only fill
+   * the tail; the open orders were loaded whole.
+   */
+  backfill(head) {
+    if (this.backfilled || !(head > 0)) return;
+    this.backfilled = true;
+    const after = Math.max(0, head - TAIL);
+    getJson(`events?after=${after}&limit=${TAIL}`)
+      .then((events) => {
+        const known = new Set(this.events.map((e) => e.position));
+        const merged = [...events.filter((e) => !known.has(e.position)), ...this.events].sort((a, b) => a.position - b.position);
+        this.events = merged.slice(-TAIL);
+        this.changed();
+      })
+      .catch(() => {
+        this.backfilled = false;
+      });
   }
 
   /** Reads an order again after an event whose effect the page does not compute itself (a trade...). */

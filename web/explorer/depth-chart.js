@@ -1,21 +1,22 @@
-// A market's depth: the open orders of both sides as cumulative amounts of the base token by limit price
-// (in quote per base), drawn with uPlot. Asks sell the base, bids buy it.
+// A market's depth: the open orders of both sides as cumulative amounts of the base token (in its units) by
+// limit price (quote units per base unit), drawn with uPlot. Asks sell the base, bids buy it.
 import { html } from './html.js';
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
-import { ratio } from './format.js';
+import { ratio, units } from './format.js';
 
-const UNIT = 1e18;
-
-/** { xs, asks, bids }: prices ascending, cumulative ask depth up to each price, bid depth down to it. */
-export function depthSeries(base, quote, orders) {
+/**
+ * { xs, asks, bids }: prices ascending, cumulative ask depth up to each price, bid depth down to it.
+ * `base` and `quote` are addresses; `bd` and `qd` their tokens' decimals.
+ */
+export function depthSeries(base, quote, orders, bd, qd) {
   const asks = [];
   const bids = [];
   for (const o of orders) {
     const sell = o.sellToken.toLowerCase();
     const buy = o.buyToken.toLowerCase();
-    if (sell === base && buy === quote) asks.push([ratio(o.buyAmount, o.sellAmount), Number(BigInt(o.sellAmount)) / UNIT]);
-    else if (sell === quote && buy === base) bids.push([ratio(o.sellAmount, o.buyAmount), Number(BigInt(o.buyAmount)) / UNIT]);
+    if (sell === base && buy === quote) asks.push([ratio(o.buyAmount, o.sellAmount, qd, bd), units(o.sellAmount, bd)]);
+    else if (sell === quote && buy === base) bids.push([ratio(o.sellAmount, o.buyAmount, qd, bd), units(o.buyAmount, bd)]);
   }
   const xs = [...new Set([...asks, ...bids].map(([p]) => p).filter(Number.isFinite))].sort((a, b) => a - b);
   asks.sort((a, b) => a[0] - b[0]);
@@ -37,11 +38,12 @@ export function depthSeries(base, quote, orders) {
   return { xs, asks: askDepth, bids: bidDepth };
 }
 
-export function DepthChart({ base, quote, orders, version }) {
+/** `base` and `quote` are the tokens' {symbol, decimals}; the addresses name the market. */
+export function DepthChart({ base, quote, baseAddress, quoteAddress, orders, version }) {
   const box = useRef(null);
   const plot = useRef(null);
   useEffect(() => {
-    const { xs, asks, bids } = depthSeries(base, quote, orders);
+    const { xs, asks, bids } = depthSeries(baseAddress, quoteAddress, orders, base.decimals, quote.decimals);
     const data = [xs, asks, bids];
     if (!plot.current) {
       plot.current = new uPlot(
@@ -49,7 +51,7 @@ export function DepthChart({ base, quote, orders, version }) {
           width: Math.max(320, box.current.clientWidth || 800),
           height: 300,
           scales: { x: { time: false } },
-          axes: [{ label: 'limit price (quote per base)' }, { label: 'cumulative amount (base, ×10¹⁸)' }],
+          axes: [{ label: `limit price (${quote.symbol} per ${base.symbol})` }, { label: `cumulative amount (${base.symbol})` }],
           series: [
             { label: 'price' },
             { label: 'asks (sell base)', stroke: '#d1242f', fill: 'rgba(209,36,47,0.12)', paths: uPlot.paths.stepped({ align: 1 }) },
@@ -62,7 +64,7 @@ export function DepthChart({ base, quote, orders, version }) {
     } else {
       plot.current.setData(data);
     }
-  }, [base, quote, version]);
+  }, [baseAddress, quoteAddress, version]);
   useEffect(() => () => plot.current?.destroy(), []);
   return html`<div class="chart card" ref=${box} data-testid="depth-chart"></div>`;
 }

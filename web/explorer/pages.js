@@ -4,6 +4,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { book, getJson, getPages, useBook, useLoad } from './data.js';
 import { DepthChart } from './depth-chart.js';
 import { amount, ownerOfUid, price, ratio, short, time } from './format.js';
+import { token, useTokens } from './tokens.js';
 
 const ROWS = 200;
 
@@ -12,6 +13,24 @@ const Uid = ({ uid }) => html`<a class="mono" href=${`#/order/${uid}`} title=${u
 const Status = ({ s }) => html`<span class=${`status ${s}`} data-testid="order-status">${s}</span>`;
 const Tx = ({ hash }) => html`<span class="mono" title=${hash} data-testid="trade-tx">${hash}</span>`;
 const Failed = ({ error }) => (error ? html`<p class="bad">${error}</p>` : null);
+
+/** A token by its symbol (read from the token), its address in the title. */
+function Token({ a }) {
+  useTokens();
+  return html`<span class="token" title=${a}>${token(a)?.symbol ?? short(a, 4)}</span>`;
+}
+
+/** An amount of a token in its units with its symbol ("10.5 TKC"), the atoms in the title. */
+function Amount({ raw, t }) {
+  useTokens();
+  if (raw === undefined || raw === null) return '';
+  const info = token(t);
+  if (!info) return html`<span class="amount muted" title=${`${raw} atoms of ${t}`}>…</span>`;
+  return html`<span class="amount" data-testid="amount" title=${`${raw} atoms of ${t}`}>${amount(raw, info.decimals)} <span class="symbol">${info.symbol}</span></span>`;
+}
+
+/** The decimals of a token once read (0 before: prices are shown only when both are known). */
+const decimalsOf = (a) => token(a)?.decimals;
 
 /** The unordered pair of an order's tokens, base first (the lower address). */
 function marketOf(order) {
@@ -22,6 +41,7 @@ function marketOf(order) {
 
 export function Markets({ base, quote }) {
   const version = useBook();
+  const tokensVersion = useTokens();
   const markets = useMemo(() => {
     const byPair = new Map();
     for (const order of book.openOrders()) {
@@ -36,14 +56,20 @@ export function Markets({ base, quote }) {
     return [...byPair.values()].sort((a, b) => b.orders.length - a.orders.length);
   }, [version]);
   const selected = markets.find((m) => m.base === base && m.quote === quote) ?? (base ? undefined : markets[0]);
+  const baseDecimals = selected && decimalsOf(selected.base);
+  const quoteDecimals = selected && decimalsOf(selected.quote);
+  const priced = baseDecimals !== undefined && quoteDecimals !== undefined;
+  // Prices in quote units per base unit.
   const rows = useMemo(() => {
     if (!selected) return [];
+    const [bd, qd] = [baseDecimals ?? 0, quoteDecimals ?? 0];
     const withPrice = selected.orders.map((o) => {
       const ask = o.sellToken.toLowerCase() === selected.base;
-      return { o, ask, p: ask ? ratio(o.buyAmount, o.sellAmount) : ratio(o.sellAmount, o.buyAmount) };
+      return { o, ask, p: ask ? ratio(o.buyAmount, o.sellAmount, qd, bd) : ratio(o.sellAmount, o.buyAmount, qd, bd) };
     });
     return withPrice.sort((a, b) => a.p - b.p);
-  }, [selected, version]);
+  }, [selected, version, tokensVersion]);
+  const pairName = (m) => html`<${Token} a=${m.base} /> / <${Token} a=${m.quote} />`;
   return html`
     <h1>Markets</h1>
     ${!book.loaded && html`<p class="muted">Loading the open orders…</p>`}
@@ -55,23 +81,27 @@ export function Markets({ base, quote }) {
         <tbody>
           ${markets.map(
             (m) => html`<tr class=${m === selected ? 'selected' : ''} key=${m.base + m.quote}>
-              <td><a href=${`#/markets/${m.base}/${m.quote}`} data-testid="market-link">${short(m.base, 4)} / ${short(m.quote, 4)}</a></td>
+              <td><a href=${`#/markets/${m.base}/${m.quote}`} data-testid="market-link">${pairName(m)}</a></td>
               <td class="num">${m.asks}</td><td class="num">${m.bids}</td></tr>`,
           )}
         </tbody>
       </table>
       <div>
         ${selected
-          ? html`<h2>Depth of ${short(selected.base)} / ${short(selected.quote)}</h2>
-              <${DepthChart} base=${selected.base} quote=${selected.quote} orders=${selected.orders} version=${version} />
+          ? html`<h2>Depth of ${pairName(selected)}</h2>
+              ${priced
+                ? html`<${DepthChart} key=${selected.base + selected.quote} base=${token(selected.base)} quote=${token(selected.quote)}
+                    baseAddress=${selected.base} quoteAddress=${selected.quote} orders=${selected.orders} version=${version} />`
+                : html`<p class="muted">Reading the tokens…</p>`}
               <h2>Open orders (${rows.length}${rows.length > ROWS ? `, first ${ROWS} by price` : ''})</h2>
               <table data-testid="market-orders">
-                <thead><tr><th>order</th><th>side</th><th class="num">limit price</th><th class="num">sell</th><th class="num">buy</th><th>owner</th><th>status</th></tr></thead>
+                <thead><tr><th>order</th><th>side</th><th class="num">limit price (<${Token} a=${selected.quote} /> per <${Token} a=${selected.base} />)</th>
+                  <th class="num">sell</th><th class="num">buy</th><th>owner</th><th>status</th></tr></thead>
                 <tbody>
                   ${rows.slice(0, ROWS).map(
                     ({ o, ask, p }) => html`<tr key=${o.uid} data-uid=${o.uid}>
-                      <td><${Uid} uid=${o.uid} /></td><td>${ask ? 'ask' : 'bid'}</td><td class="num">${price(p)}</td>
-                      <td class="num">${amount(o.sellAmount)}</td><td class="num">${amount(o.buyAmount)}</td>
+                      <td><${Uid} uid=${o.uid} /></td><td>${ask ? 'ask' : 'bid'}</td><td class="num">${priced ? price(p) : '…'}</td>
+                      <td class="num"><${Amount} raw=${o.sellAmount} t=${o.sellToken} /></td><td class="num"><${Amount} raw=${o.buyAmount} t=${o.buyToken} /></td>
                       <td><${Addr} a=${o.owner} /></td><td><${Status} s=${o.status} /></td></tr>`,
                   )}
                 </tbody>
@@ -83,6 +113,7 @@ export function Markets({ base, quote }) {
 
 export function OrderPage({ uid }) {
   useBook();
+  useTokens();
   const key = `${uid}:${book.touched.get(uid) ?? 0}`;
   const order = useLoad(() => getJson(`orders/${uid}`), key);
   const events = useLoad(() => getJson(`orders/${uid}/events`), key);
@@ -98,11 +129,13 @@ export function OrderPage({ uid }) {
         <dt>uid</dt><dd class="mono">${o.uid}</dd>
         <dt>owner</dt><dd><${Addr} a=${o.owner} /></dd>
         <dt>kind</dt><dd>${o.kind}${o.partiallyFillable ? ' (partially fillable)' : ''}</dd>
-        <dt>sell</dt><dd>${amount(o.sellAmount)} of <span class="mono">${o.sellToken}</span></dd>
-        <dt>buy</dt><dd>${amount(o.buyAmount)} of <span class="mono">${o.buyToken}</span></dd>
-        <dt>limit price</dt><dd>${price(ratio(o.buyAmount, o.sellAmount))} buy per sell</dd>
-        <dt>fee</dt><dd>${amount(o.feeAmount)}</dd>
-        <dt>executed</dt><dd>sold ${amount(o.executedSellAmount)}, bought ${amount(o.executedBuyAmount)}</dd>
+        <dt>sell</dt><dd><${Amount} raw=${o.sellAmount} t=${o.sellToken} /> <span class="mono muted">${o.sellToken}</span></dd>
+        <dt>buy</dt><dd><${Amount} raw=${o.buyAmount} t=${o.buyToken} /> <span class="mono muted">${o.buyToken}</span></dd>
+        <dt>limit price</dt><dd>${decimalsOf(o.sellToken) !== undefined && decimalsOf(o.buyToken) !== undefined
+          ? html`${price(ratio(o.buyAmount, o.sellAmount, decimalsOf(o.buyToken), decimalsOf(o.sellToken)))} <${Token} a=${o.buyToken} /> per <${Token} a=${o.sellToken} />`
+          : '…'}</dd>
+        <dt>fee</dt><dd><${Amount} raw=${o.feeAmount} t=${o.sellToken} /></dd>
+        <dt>executed</dt><dd>sold <${Amount} raw=${o.executedSellAmount} t=${o.sellToken} />, bought <${Amount} raw=${o.executedBuyAmount} t=${o.buyToken} /></dd>
         <dt>valid to</dt><dd>${time(new Date(o.validTo * 1000).toISOString())}</dd>
         <dt>created</dt><dd>${time(o.creationDate)}</dd>
         <dt>signing scheme</dt><dd>${o.signingScheme}</dd>
@@ -129,7 +162,7 @@ function TradesTable({ trades }) {
       ${trades.map(
         (t) => html`<tr key=${t.transactionHash + t.logIndex}>
           <td class="num">${t.blockNumber}</td><td><${Uid} uid=${t.orderUid} /></td><td><${Addr} a=${t.owner} /></td>
-          <td class="num">${amount(t.sellAmount)}</td><td class="num">${amount(t.buyAmount)}</td><td><${Tx} hash=${t.transactionHash} /></td></tr>`,
+          <td class="num"><${Amount} raw=${t.sellAmount} t=${t.sellToken} /></td><td class="num"><${Amount} raw=${t.buyAmount} t=${t.buyToken} /></td><td><${Tx} hash=${t.transactionHash} /></td></tr>`,
       )}
     </tbody></table>`;
 }
@@ -154,8 +187,8 @@ export function OwnerPage({ owner }) {
       <thead><tr><th>order</th><th>created</th><th class="num">sell</th><th class="num">buy</th><th>status</th></tr></thead>
       <tbody>${(orders.data ?? []).map(
         (o) => html`<tr key=${o.uid}><td><${Uid} uid=${o.uid} /></td><td>${time(o.creationDate)}</td>
-          <td class="num">${amount(o.sellAmount)} <span class="muted mono">${short(o.sellToken, 4)}</span></td>
-          <td class="num">${amount(o.buyAmount)} <span class="muted mono">${short(o.buyToken, 4)}</span></td><td><${Status} s=${o.status} /></td></tr>`,
+          <td class="num"><${Amount} raw=${o.sellAmount} t=${o.sellToken} /></td>
+          <td class="num"><${Amount} raw=${o.buyAmount} t=${o.buyToken} /></td><td><${Status} s=${o.status} /></td></tr>`,
       )}</tbody>
     </table>
     <h2>Trades</h2>
@@ -189,6 +222,8 @@ export function EventsPage() {
     return () => clearInterval(timer);
   }, []);
   const projections = useLoad(() => getJson('projections'), digestsAt);
+  // The log's head as the page opens: its last events are read once, before the live ones.
+  useEffect(() => book.backfill(projections.data?.head), [projections.data?.head]);
   const [replay, setReplay] = useState({ running: false });
   const verify = async () => {
     setReplay({ running: true });
@@ -232,7 +267,7 @@ export function EventsPage() {
               <td>${e.data?.uid ? html`<${Uid} uid=${e.data.uid} />` : ''}</td><td>${time(e.recordedAt)}</td></tr>`,
           )}</tbody>
         </table>
-        ${tail.length === 0 && html`<p class="muted">Waiting for events…</p>`}
+        ${tail.length === 0 && html`<p class="muted">${projections.data?.head === 0 ? 'The log is empty; waiting for events…' : 'Reading the log…'}</p>`}
       </div>
     </div>`;
 }
