@@ -25,13 +25,17 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-/** A fresh data directory and free ports: the environment of a service child, before the caller's additions. */
+/**
+ * A fresh data directory and free ports: the environment of a service child, before the caller's additions.
+ * The dev solver is off: the orders a test or benchmark posts are its own to settle.
+ */
 export async function serviceEnv(extra: Record<string, string> = {}): Promise<Record<string, string>> {
   return {
     PORT: String(await freePort()),
     DATA_DIR: mkdtempSync(join(tmpdir(), 'ethgate-child-')),
     NETWORKS: 'mainnet',
     ORDERBOOK: 'on',
+    DEV_SOLVER: 'off',
     LOG_LEVEL: 'warn',
     ...extra,
   };
