@@ -6,12 +6,16 @@
  * the indexer built from those settlements replay to the same digests.
  */
 import assert from 'node:assert/strict';
+import { MaxUint256 } from 'ethers';
 import type { Order } from '../../../src/generated/orderbook/order.js';
 import type { Trade } from '../../../src/generated/orderbook/trade.js';
 import { cowOrderBookApi } from '../../support/cow-sdk.js';
 import { http } from '../../support/http.js';
 import { DEV_TOKEN_ADDRESSES as T, e18, eventually, signed, startOnchainBook, type OnchainBook, type PlacedOrder } from '../../support/onchain.js';
 import { replayCli } from '../../support/replay.js';
+import { orderCreation, orderData } from '../../support/orders.js';
+import { deployEip1271Wallet, eip1271Wallet, mined, testToken } from '../../support/solver.js';
+import { domainSeparator, orderDigest } from '../../../src/orderbook/domain/eip712.js';
 
 const tkc = (n: number) => BigInt(Math.round(n * 1e6));
 
@@ -112,6 +116,48 @@ describe('order book on chain: the dev solver', function () {
     await new Promise((r) => setTimeout(r, 2500));
     assert.deepEqual([(await book.order(ask.uid)).status, (await book.order(bid.uid)).status], ['open', 'open']);
     assert.deepEqual(await tradesOf(book, ask.uid), []);
+  });
+
+  it('a pair whose settlement would revert is tried again only after a pause, and holds no other pair back', async () => {
+    // An eip1271 order whose contract owner stops approving its digest after it was accepted: it stays in
+    // the auction, and a settlement with it reverts in the contract's signature check.
+    const owner = await book.trader();
+    const wallet = await deployEip1271Wallet(owner);
+    await mined(testToken(T.TKB, owner).mint(wallet, e18(10)));
+    await mined(eip1271Wallet(wallet, owner).approveToken(T.TKB, book.vaultRelayer, MaxUint256));
+    const data = orderData({ sellToken: T.TKB, buyToken: T.TKC, sellAmount: e18(10), buyAmount: tkc(9) });
+    await mined(eip1271Wallet(wallet, owner).approveHash(orderDigest(domainSeparator(book.domain), data), true));
+    const created = await book.post('/orders', { ...orderCreation(data, 'eip1271', '0x'), from: wallet });
+    assert.equal(created.status, 201, created.text);
+    const revoked = created.json as string;
+    await mined(eip1271Wallet(wallet, owner).approveHash(orderDigest(domainSeparator(book.domain), data), false));
+
+    // Settlements it tries are simulated (eth_estimateGas) before they are sent.
+    const estimates = async () => {
+      const text = (await http(`${book.service.url}/metrics`)).text;
+      return [...text.matchAll(/^ethgate_upstream_calls_total\{[^}]*method="eth_estimateGas"[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    };
+    const taker = await book.fundedTrader(T.TKC, tkc(10));
+    const crossing = await signed(taker, book.domain, { sellToken: T.TKC, buyToken: T.TKB, sellAmount: tkc(10), buyAmount: e18(9) });
+    // From here on only the dev solver sends transactions (the block below is mined by anvil directly).
+    const before = await estimates();
+    await book.place(crossing);
+    // Four rounds at least (one a second, and a block mined meanwhile); the pair is left alone for 5 s after it failed.
+    await new Promise((r) => setTimeout(r, 2000));
+    await book.control('evm_mine');
+    await new Promise((r) => setTimeout(r, 2000));
+    const tried = (await estimates()) - before;
+    assert.equal(tried, 1, `one attempt, then a pause (${tried} estimates)`);
+    assert.deepEqual([(await book.order(revoked)).status, (await book.order(crossing.uid)).status], ['open', 'open']);
+
+    // Meanwhile another crossing pair trades.
+    const gus = await book.fundedTrader(T.TKA, e18(2));
+    const hal = await book.fundedTrader(T.TKB, e18(2));
+    const one = await signed(gus, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(2), buyAmount: e18(1) });
+    const two = await signed(hal, book.domain, { sellToken: T.TKB, buyToken: T.TKA, sellAmount: e18(2), buyAmount: e18(1) });
+    await book.place(one);
+    await book.place(two);
+    await eventually<Order>(book, `/orders/${two.uid}`, (o) => o.status === 'fulfilled', 'the other pair traded', 5000);
   });
 
   it('the read models built from its settlements replay to the same digests', async () => {
