@@ -2,6 +2,7 @@
 // then changed event by event), the newest events, and a version that components watch to re-render.
 // Nothing here polls the order book; only the gateway page polls /status (the gateway has no event log).
 import { useEffect, useState } from 'preact/hooks';
+import { preload, tokensRead } from './tokens.js';
 
 const API = '/api/v1';
 const TAIL = 200;
@@ -69,9 +70,14 @@ class LiveBook {
     // The stream first (from now), the orders second: events of the gap are applied after the load.
     const early = [];
     this.connect((event) => (this.loaded ? this.apply(event) : early.push(event)));
+    preload();
     getPages('orders?includeInsufficientBalance=true')
       .then((orders) => {
         for (const order of orders) this.orders.set(order.uid, order);
+        // The first view shows the orders with their tokens' symbols and decimals.
+        const tokens = new Set();
+        for (const order of orders) tokens.add(order.sellToken).add(order.buyToken);
+        return tokensRead([...tokens]);
       })
       .catch((err) => {
         this.error = err.message;

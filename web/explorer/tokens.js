@@ -14,6 +14,7 @@ const loading = new Map();
 const listeners = new Set();
 let version = 0;
 let networkPath;
+let pending;
 
 async function json(path, init) {
   const res = await fetch(path, init);
@@ -55,6 +56,16 @@ export function decodeSymbol(hex) {
   return utf8(bytes.slice(offset + 64, offset + 64 + length * 2));
 }
 
+/** Tells the watchers once per frame, however many tokens arrived. */
+function changed() {
+  if (pending) return;
+  pending = requestAnimationFrame(() => {
+    pending = undefined;
+    version++;
+    for (const listener of listeners) listener(version);
+  });
+}
+
 async function load(address) {
   let path;
   try {
@@ -71,8 +82,22 @@ async function load(address) {
   } catch {
     tokens.set(address, { symbol: short(address, 4), decimals: 0, known: false });
   }
-  version++;
-  for (const listener of listeners) listener(version);
+  changed();
+}
+
+/** Starts finding the network the tokens are read on (with the page's first requests). */
+export function preload() {
+  network().catch(() => undefined);
+}
+
+/**
+ * Resolves once the tokens of `addresses` are read (or could not be), at most `timeoutMs` later: the
+ * explorer renders its first view with the symbols and decimals rather than re-render it as they arrive.
+ */
+export function tokensRead(addresses, timeoutMs = 2000) {
+  for (const a of addresses) token(a);
+  const reads = [...new Set(addresses.map((a) => a.toLowerCase()))].map((a) => loading.get(a)).filter(Boolean);
+  return Promise.race([Promise.all(reads), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
 }
 
 /** The token's symbol and decimals if read already; starts reading them otherwise. */
