@@ -261,6 +261,6 @@ function inMemoryHandler(service: Service): Handler {
     gateway: gatewayFront({ gateway: () => gateway, ws: () => undefined }),
     started: () => true,
     health: async () => ({ ready: true }),
-  });
+  }, { access: service.access, server: loadConfig({}).server });
   return (req, res) => void server.emit('request', req, res);
 }

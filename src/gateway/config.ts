@@ -55,19 +55,7 @@ export function gatewayDefaults(): GatewayConfig {
     },
     apiKeys: [],
     rateLimit: { perIp: 0, perKey: 0, windowSeconds: 1 },
-    trustProxy: 0,
   };
-}
-
-/**
- * TRUST_PROXY: how many proxies in front of the service append to X-Forwarded-For (a number), or on/off
- * (on is one: a single nginx or load balancer).
- */
-function proxyHops(env: Env, name: string): number | undefined {
-  const raw = env[name]?.toLowerCase();
-  if (raw !== undefined && /^\d+$/.test(raw)) return Number(raw);
-  const on = boolean(env, name);
-  return on === undefined ? undefined : on ? 1 : 0;
 }
 
 /** NETWORKS, and per network CHAIN_ID_<NAME>, UPSTREAM_<NAME> and PORT_<NAME>, over the config file's list. */
@@ -149,7 +137,6 @@ export function gatewayFromEnv(env: Env): Record<string, unknown> {
       perKey: integer(env, 'RATE_LIMIT_PER_KEY'),
       windowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS'),
     }),
-    trustProxy: proxyHops(env, 'TRUST_PROXY'),
   });
 }
 

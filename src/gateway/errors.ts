@@ -6,6 +6,7 @@
  */
 import type { JsonRpcErrorObject } from '../generated/jsonrpc/response.js';
 import { PayloadTooLargeError, RequestAbortedError } from '../http/io.js';
+import { AccessRefusal } from '../access/errors.js';
 import { logger } from '../shared/logger.js';
 
 export class RpcError extends Error {
@@ -92,6 +93,16 @@ export function asRpcError(err: unknown): RpcError {
   if (err instanceof RpcError) return err;
   if (err instanceof PayloadTooLargeError) return rpcErrors.bodyTooLarge(err.limit);
   if (err instanceof RequestAbortedError) return rpcErrors.invalidRequest(err.message);
+  if (err instanceof AccessRefusal) return fromRefusal(err);
   logger.error({ err }, 'unexpected failure in the gateway');
   return rpcErrors.internal();
+}
+
+/** The access layer's refusal as the gateway answers it (429 with -32005 and retryAfterSeconds). */
+export function fromRefusal(refusal: AccessRefusal): RpcError {
+  if (refusal.kind === 'rateLimited') {
+    const data = refusal.retryAfterSeconds === undefined ? undefined : { retryAfterSeconds: refusal.retryAfterSeconds };
+    return new RpcError(429, -32005, refusal.message, data, refusal.headers());
+  }
+  return new RpcError(refusal.status, -32600, refusal.message, undefined, refusal.headers());
 }

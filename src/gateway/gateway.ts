@@ -10,6 +10,7 @@ import { GET_METHODS, POST_METHODS, SUBSCRIPTION_METHODS } from './methods.js';
 import { rpcErrors } from './errors.js';
 import { ResultCache } from './cache/store.js';
 import { Access } from './access/access.js';
+import type { AccessLayer } from '../access/access.js';
 import { connectRedis } from './redis.js';
 import { knowMethods } from './metrics.js';
 import type { Redis } from 'ioredis';
@@ -32,15 +33,18 @@ export class Gateway {
     private readonly networks: Map<string, NetworkEntry>,
     /** API keys and rate limits of every gateway channel. */
     readonly access: Access,
-    private readonly redis: Redis | undefined,
+    /** The shared Redis connection (cache, rate limits), when REDIS_URL is set. */
+    readonly redis: Redis | undefined,
   ) {
     this.relayedMethods = new Set(config.gateway.relayedMethods);
   }
 
-  static async start(config: Config, logger: Logger): Promise<Gateway> {
+  /** Starts the networks; `access` is the service's access layer (it counts in Redis once connected). */
+  static async start(config: Config, logger: Logger, access: AccessLayer): Promise<Gateway> {
     const settings = config.gateway;
     knowMethods(settings.relayedMethods);
     const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger.child({ component: 'redis' })) : undefined;
+    if (redis) access.useRedis(redis);
     const cache = new ResultCache({
       maxBytes: settings.cache.maxBytes,
       redis: settings.cache.redis ? redis : undefined,
@@ -70,7 +74,7 @@ export class Gateway {
       });
       networks.set(s.value.name, { network: s.value, relay });
     }
-    return new Gateway(config, logger, networks, new Access(settings, redis, logger), redis);
+    return new Gateway(config, logger, networks, new Access(settings, access), redis);
   }
 
   get networkNames(): string[] {

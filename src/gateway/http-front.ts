@@ -15,7 +15,9 @@ import type { Gateway } from './gateway.js';
 import type { WebSocketChannel } from './channels/websocket.js';
 import { REST_PREFIX, failRequest, serveGateway, splitRestKey, networkPathKey, type GatewayRoute } from './requests.js';
 import { errorResponse } from './jsonrpc.js';
-import { asRpcError, rpcErrors, RpcError } from './errors.js';
+import { asRpcError, rpcErrors, RpcError, fromRefusal } from './errors.js';
+import { keyOf } from './access/access.js';
+import type { AccessRefusal } from '../access/errors.js';
 
 const starting = new RpcError(503, -32603, 'the service is starting');
 
@@ -95,11 +97,22 @@ function refusalBody(status: number, description: string): string {
 }
 
 /** How the gateway answers what its handlers do not: failures, the service starting, early refusals. */
-const answers: Pick<HttpPart, 'fail' | 'unavailable' | 'refusalBody'> = {
+const answers: Pick<HttpPart, 'fail' | 'unavailable' | 'refusalBody' | 'accessRefusalBody'> = {
   fail: (res: ServerResponse, err: unknown) => failRequest(res, err ?? rpcErrors.internal()),
   unavailable: (res: ServerResponse) => failRequest(res, starting),
   refusalBody,
+  accessRefusalBody: (refusal: AccessRefusal) => JSON.stringify(errorResponse(null, fromRefusal(refusal))),
 };
+
+/**
+ * The API key of a request on the main listener (for the access layer): in a REST path, in a
+ * {network_url} path when the Host names a network, else in X-Api-Key.
+ */
+function mainKeyOf(gw: Gateway | undefined, req: IncomingMessage, path: string): string | undefined {
+  const rest = splitRestKey(path);
+  if (rest) return keyOf(req, rest.key);
+  return keyOf(req, gw?.has(hostLabel(req.headers.host)) ? networkPathKey(path) : undefined);
+}
 
 /** The gateway as it is while the service starts (undefined) and once it runs. */
 export interface GatewayParts {
@@ -138,6 +151,7 @@ export function gatewayFront(parts: GatewayParts): HttpPart {
       upgradeGateway(gw, ws, network, rest ? rest.key : networkPathKey(path), req, socket, head);
     },
     claimsHost: (host: string | undefined) => parts.gateway()?.has(hostLabel(host)) ?? false,
+    keyOf: (req: IncomingMessage, path: string) => mainKeyOf(parts.gateway(), req, path),
     ...answers,
   };
 }
@@ -153,6 +167,7 @@ export function networkFront(gw: Gateway, ws: WebSocketChannel, network: string)
       upgradeGateway(gw, ws, network, networkPathKey(path), req, socket, head);
     },
     claimsHost: () => true,
+    keyOf: (req: IncomingMessage, path: string) => keyOf(req, networkPathKey(path)),
     ...answers,
   };
 }

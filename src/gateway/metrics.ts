@@ -233,16 +233,4 @@ export const metrics = {
     help: 'Reads answered by joining an identical read already in flight instead of a new upstream call',
     labelNames: ['network', 'method'] as const,
   }),
-  rateLimited: new Counter({
-    name: 'ethgate_rate_limited_total',
-    help: 'Requests refused with 429, by the limit that refused them (ip or key)',
-    labelNames: ['scope'] as const,
-    registers: [registry],
-  }),
-  unauthorized: new Counter({
-    name: 'ethgate_unauthorized_total',
-    help: 'Requests refused with 401 for a missing or unknown API key',
-    labelNames: ['reason'] as const,
-    registers: [registry],
-  }),
 };

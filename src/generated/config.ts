@@ -39,6 +39,8 @@ export interface Config {
   networks: NetworkConfig[];
   gateway: GatewayConfig;
   orderbook: OrderbookConfig;
+  access: AccessConfig;
+  server: ServerConfig;
 }
 export interface NetworkConfig {
   name: string;
@@ -100,10 +102,6 @@ export interface GatewayConfig {
    */
   apiKeys: ApiKeyConfig[];
   rateLimit: RateLimitConfig;
-  /**
-   * Proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY; on means 1). The client address is the entry that many places from the right; 0 ignores the header.
-   */
-  trustProxy: number;
 }
 export interface UpstreamHealthConfig {
   /**
@@ -187,11 +185,11 @@ export interface ApiKeyConfig {
 }
 export interface RateLimitConfig {
   /**
-   * JSON-RPC calls per window from one client address; 0 means unlimited (RATE_LIMIT_PER_IP).
+   * Calls per window from one client address (an IPv6 client: its /64), on every route: a JSON-RPC call counts one, an order book request its route's cost; 0 means unlimited (RATE_LIMIT_PER_IP).
    */
   perIp: number;
   /**
-   * JSON-RPC calls per window with one API key; 0 means unlimited (RATE_LIMIT_PER_KEY).
+   * Calls per window with one API key, on every route; 0 means unlimited (RATE_LIMIT_PER_KEY).
    */
   perKey: number;
   /**
@@ -273,4 +271,73 @@ export interface OrderbookConfig {
    * The JetStream stream (created if missing) and subject prefix: events go to <natsStream>.<event type> (NATS_STREAM, default ethgate_events).
    */
   natsStream?: string;
+  /**
+   * Least time between two starts of POST /api/v1/projections/replay; a replay asked for sooner is refused 429 with Retry-After (REPLAY_COOLDOWN_SECONDS, default 60).
+   */
+  replayCooldownSeconds: number;
+  /**
+   * The order book's own budget of chain calls (through the gateway's relay), per second; calls over it wait in a queue of chainCallsQueue; 0 means unlimited (ORDERBOOK_CHAIN_CALLS_PER_SECOND, default 1000).
+   */
+  chainCallsPerSecond: number;
+  /**
+   * Chain calls of the order book that may wait for the budget; one more fails at once (ORDERBOOK_CHAIN_CALLS_QUEUE, default 10000).
+   */
+  chainCallsQueue: number;
+}
+export interface AccessConfig {
+  /**
+   * Host header values served, with port or without; *.example.com matches its subdomains, * everything (ALLOWED_HOSTS). Absent: localhost, *.localhost, the loopback addresses and HOST.
+   */
+  allowedHosts?: string[];
+  /**
+   * Bearer token of the operator routes (/metrics, /status, POST /api/v1/projections/replay) (OPERATOR_TOKEN). Absent: those routes answer loopback clients only.
+   */
+  operatorToken?: string;
+  /**
+   * Addresses or CIDR ranges of the proxies in front of the service: X-Forwarded-For is read only from them (TRUST_PROXY).
+   */
+  trustedProxies: string[];
+  /**
+   * When above 0, at most this many X-Forwarded-For entries are read from the right (TRUST_PROXY=<hops>, which also trusts loopback proxies only); 0 reads while the entries are trusted proxies.
+   */
+  proxyHops: number;
+  /**
+   * What one order book request costs against the rate limits, by route class; every other route costs 1.
+   */
+  apiCosts: {
+    /**
+     * POST /api/v1/quote and GET /api/v1/tokens/{sellToken}/fee (API_COST_QUOTE, default 5).
+     */
+    quote: number;
+    /**
+     * POST and DELETE of orders (API_COST_ORDER, default 5).
+     */
+    order: number;
+    /**
+     * Answers that list or scan: GET /api/v1/orders, orders by owner, by transaction and by UIDs, trades (v1 and v2), events, projections and total surplus (API_COST_LIST, default 5).
+     */
+    list: number;
+  };
+  /**
+   * Refused API keys or operator tokens one client address may present per minute; past it every request carrying a key or token is answered 429 until the minute ends (KEY_FAILURES_PER_MINUTE, default 20).
+   */
+  keyFailuresPerMinute: number;
+}
+export interface ServerConfig {
+  /**
+   * Time a client has to send a request's headers (HEADERS_TIMEOUT_MS, default 10000); then 408.
+   */
+  headersTimeoutMs: number;
+  /**
+   * Time a client has to send a whole request, body included (REQUEST_TIMEOUT_MS, default 30000); then 408. Streams and WebSockets are not cut by it once the request is in.
+   */
+  requestTimeoutMs: number;
+  /**
+   * An idle keep-alive connection is closed after this long (KEEP_ALIVE_TIMEOUT_MS, default 5000).
+   */
+  keepAliveTimeoutMs: number;
+  /**
+   * Open connections per listener; more are closed as they arrive (MAX_CONNECTIONS, default 10000).
+   */
+  maxConnections: number;
 }

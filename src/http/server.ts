@@ -7,11 +7,21 @@
  * A network's dedicated listener (PORT_<NETWORK>) hands everything to that network's part. What no part saw
  * (unreadable HTTP, an HTTP/1.1 request without Host) and what a part's handler throws are answered here, in
  * the shape of the part the path belongs to. This module knows no part's internals: they come as HttpParts.
+ *
+ * Before any part sees a request, the access layer (src/access) runs on it: the Host must be allowed (421),
+ * the caller is identified (address, API key) and charged the route's cost (429) before its body is read,
+ * and the operator routes (/metrics, /status, and those a part names) need the operator's credential (401).
+ * The browser policy is set here too: CORS per part, and security headers on every answer but the
+ * gateway's (docs/operations.md, "Access").
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { registry } from '../shared/metrics.js';
-import { sendJson, presetHeader, endSocketWithJson } from './io.js';
+import type { ServerConfig } from '../generated/config.js';
+import type { AccessLayer } from '../access/access.js';
+import { AccessRefusal } from '../access/errors.js';
+import { sendJson, endSocketWithJson } from './io.js';
+import { allowAnyOrigin, apiCors, securityHeaders } from './browser-policy.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -27,8 +37,22 @@ export interface HttpPart {
   unavailable(res: ServerResponse): void;
   /** The JSON body of a refusal made before this part saw the request. */
   refusalBody(status: number, description: string): string;
+  /** The JSON body of the access layer's refusal (401, 421, 429) in this part's shape. */
+  accessRefusalBody(refusal: AccessRefusal): string;
   /** Whether a request with this Host header is the part's own (the explorer then stands aside). */
   claimsHost?(host: string | undefined): boolean;
+  /** The API key a request gives, where this part takes one (in its path or a header). */
+  keyOf?(req: IncomingMessage, path: string): string | undefined;
+  /** What a request costs against the caller's rate limits (absent: 1). */
+  costOf?(method: string, path: string): number;
+  /** Whether this is one of the part's operator routes (the operator's credential needed). */
+  isOperatorRoute?(method: string, path: string): boolean;
+}
+
+/** What every listener applies: the access layer and the server's bounds. */
+export interface ListenerOptions {
+  access: AccessLayer;
+  server: ServerConfig;
 }
 
 export interface HealthReport {
@@ -111,63 +135,156 @@ function guarded(parts: Pick<ServerParts, 'gateway' | 'orderbook'>, handler: (re
   };
 }
 
-/** Options of every listener: Host is checked by refuseWithoutHost, so that its refusal has a body. */
-const LISTENER_OPTIONS = { requireHostHeader: false };
-
 /**
- * Every path but the service's own and the order book's answers browsers from any origin, as Infura does:
- * JSON-RPC calls carry no cookies, so a dapp page may use {network_url} directly. Gives true when the
- * request was a CORS preflight, now answered.
+ * Options of every listener: Host is checked by refuseWithoutHost, so that its refusal has a body; the
+ * timeouts bound what a slow client holds (a connection without whole headers, a body that trickles), and
+ * are checked every second rather than Node's 30 s.
  */
-function allowAnyOrigin(req: IncomingMessage, res: ServerResponse): boolean {
-  // Preset rather than res.setHeader: keeps sendJson's writeHead on Node's fast path.
-  presetHeader(res, 'access-control-allow-origin', '*');
-  if (req.method !== 'OPTIONS') return false;
-  res.writeHead(204, {
-    'access-control-allow-origin': '*',
-    'access-control-allow-methods': 'GET, POST, OPTIONS',
-    'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type',
-    'access-control-max-age': '86400',
-  });
-  res.end();
-  return true;
+function serverOptions(bounds: ServerConfig) {
+  return {
+    requireHostHeader: false,
+    headersTimeout: bounds.headersTimeoutMs,
+    requestTimeout: bounds.requestTimeoutMs,
+    keepAliveTimeout: bounds.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, bounds.headersTimeoutMs),
+  };
 }
 
-export function createMainServer(parts: ServerParts): Server {
-  const server = createServer(LISTENER_OPTIONS, guarded(parts, (req, res) => {
+function bounded(server: Server, bounds: ServerConfig): Server {
+  // Past the cap, new connections are closed as they arrive (Node's 'drop').
+  server.maxConnections = bounds.maxConnections;
+  return server;
+}
+
+/** The service's own operator routes; parts name theirs (isOperatorRoute). */
+const isOwnOperatorRoute = (path: string) => path === '/metrics' || path === '/status';
+
+/** Answers an access refusal in the shape of `part`. */
+function refuse(res: ServerResponse, part: HttpPart, err: unknown): void {
+  if (!(err instanceof AccessRefusal)) return part.fail(res, err);
+  if (res.headersSent) return void res.destroy();
+  sendJson(res, err.status, part.accessRefusalBody(err), err.headers());
+}
+
+/**
+ * Identifies the caller, checks the operator's credential on operator routes and charges the route's cost,
+ * then runs `next`; a refusal is answered in the part's shape. Every request is charged but an operator's
+ * own on an operator route (a metrics scraper is not an anonymous client); an attempt without the
+ * credential is charged, and answered 429 rather than 401 once the caller's budget is spent. Synchronous
+ * when nothing limits the caller.
+ */
+function admit(access: AccessLayer, req: IncomingMessage, res: ServerResponse, path: string, part: HttpPart, operator: boolean, next: () => void | Promise<void>): void | Promise<void> {
+  let charged: Promise<void> | undefined;
+  let refusal: unknown;
+  try {
+    const client = access.identify(req, part.keyOf?.(req, path));
+    if (operator) {
+      try {
+        access.checkOperator(req, client);
+        return next();
+      } catch (err) {
+        refusal = err;
+      }
+    }
+    charged = access.charge(client, part.costOf ? part.costOf(req.method ?? 'GET', path) : 1);
+  } catch (err) {
+    return refuse(res, part, err);
+  }
+  const go = refusal === undefined ? next : () => refuse(res, part, refusal);
+  if (!charged) return go();
+  return charged.then(go, (err: unknown) => refuse(res, part, err));
+}
+
+/** Refuses an upgrade the access layer refuses; true when it did. */
+function refuseUpgrade(access: AccessLayer, req: IncomingMessage, socket: Duplex, path: string, part: HttpPart): Promise<boolean> | boolean {
+  const fail = (err: unknown): true => {
+    if (!(err instanceof AccessRefusal)) throw err;
+    endSocketWithJson(socket, err.status, part.accessRefusalBody(err), err.headers());
+    return true;
+  };
+  try {
+    access.checkHost(req.headers.host);
+    const charged = access.charge(access.identify(req, part.keyOf?.(req, path)), 1);
+    return charged ? charged.then(() => false, fail) : false;
+  } catch (err) {
+    return fail(err);
+  }
+}
+
+function onUpgrade(access: AccessLayer, partFor: (path: string) => HttpPart) {
+  return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const { path } = splitUrl(req.url);
+    const part = partFor(path);
+    const go = (refused: boolean) => {
+      if (refused) return;
+      if (!part.upgrade) return endSocketWithJson(socket, 404, part.refusalBody(404, `no WebSocket endpoint at ${path}`));
+      part.upgrade(req, socket, head, path);
+    };
+    let refused: Promise<boolean> | boolean;
+    try {
+      refused = refuseUpgrade(access, req, socket, path, part);
+    } catch {
+      return void socket.destroy();
+    }
+    if (typeof refused === 'boolean') return go(refused);
+    refused.then(go, () => socket.destroy());
+  };
+}
+
+export function createMainServer(parts: ServerParts, options: ListenerOptions): Server {
+  const { access } = options;
+  const server = createServer(serverOptions(options.server), guarded(parts, (req, res) => {
     const { path, query } = splitUrl(req.url);
-    if (refuseWithoutHost(req, res, partOf(parts, path))) return;
-    const own = path === '/healthz' || path === '/metrics';
-    if (!own && !isOrderbookPath(path) && allowAnyOrigin(req, res)) return;
+    const part = partOf(parts, path);
+    if (refuseWithoutHost(req, res, part)) return;
+    // Load balancers probe health by address: it is answered whatever the Host.
     if (path === '/healthz') return health(parts, res);
-    if (!parts.started()) return parts.gateway.unavailable(res);
-    if (path === '/metrics') return metrics(res);
-    if (path === '/status' && parts.status) return sendJson(res, 200, JSON.stringify(parts.status()));
-    if (isOrderbookPath(path) && parts.orderbook) return parts.orderbook.serve(req, res, path, query);
-    if (parts.explorer && !parts.gateway.claimsHost?.(req.headers.host) && parts.explorer(req, res, path)) return;
-    return parts.gateway.serve(req, res, path, query);
+    try {
+      access.checkHost(req.headers.host);
+    } catch (err) {
+      return refuse(res, part, err);
+    }
+    const toOrderbook = isOrderbookPath(path) && parts.orderbook !== undefined;
+    const operator = isOwnOperatorRoute(path) || (toOrderbook && parts.orderbook!.isOperatorRoute?.(req.method ?? 'GET', path) === true);
+    if (toOrderbook || operator) securityHeaders(res);
+    if (operator) {
+      // No CORS: a page on another site may not use the operator's routes, nor read their answers.
+    } else if (toOrderbook) {
+      if (apiCors(req, res)) return;
+    } else if (allowAnyOrigin(req, res)) {
+      return;
+    }
+    if (!parts.started()) return part.unavailable(res);
+    return admit(access, req, res, path, part, operator, () => {
+      if (path === '/metrics') return metrics(res);
+      if (path === '/status' && parts.status) return sendJson(res, 200, JSON.stringify(parts.status()));
+      if (toOrderbook) return parts.orderbook!.serve(req, res, path, query);
+      if (parts.explorer && !parts.gateway.claimsHost?.(req.headers.host) && parts.explorer(req, res, path)) return;
+      return parts.gateway.serve(req, res, path, query);
+    });
   }));
   server.on('clientError', refuseUnreadable(parts));
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const { path } = splitUrl(req.url);
-    const part = partOf(parts, path);
-    if (!part.upgrade) return endSocketWithJson(socket, 404, part.refusalBody(404, `no WebSocket endpoint at ${path}`));
-    part.upgrade(req, socket, head, path);
-  });
-  return server;
+  server.on('upgrade', onUpgrade(access, (path) => partOf(parts, path)));
+  return bounded(server, options.server);
 }
 
 /** A listener of one part only (a network's own port): every request and upgrade goes to it. */
-export function createPartServer(part: HttpPart): Server {
+export function createPartServer(part: HttpPart, options: ListenerOptions): Server {
+  const { access } = options;
   const parts = { gateway: part };
-  const server = createServer(LISTENER_OPTIONS, guarded(parts, (req, res) => {
+  const server = createServer(serverOptions(options.server), guarded(parts, (req, res) => {
+    try {
+      access.checkHost(req.headers.host);
+    } catch (err) {
+      return refuse(res, part, err);
+    }
     if (allowAnyOrigin(req, res)) return;
     const { path, query } = splitUrl(req.url);
-    return part.serve(req, res, path, query);
+    return admit(access, req, res, path, part, false, () => part.serve(req, res, path, query));
   }));
   server.on('clientError', refuseUnreadable(parts));
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => part.upgrade?.(req, socket, head, splitUrl(req.url).path));
-  return server;
+  server.on('upgrade', onUpgrade(access, () => part));
+  return bounded(server, options.server);
 }
 
 async function health(parts: ServerParts, res: ServerResponse): Promise<void> {

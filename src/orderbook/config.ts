@@ -22,6 +22,9 @@ export function orderbookDefaults(): OrderbookConfig {
     streamMaxBufferedBytes: 1024 * 1024,
     devSolver: true,
     devSolverMaxOrders: 100,
+    replayCooldownSeconds: 60,
+    chainCallsPerSecond: 1000,
+    chainCallsQueue: 10_000,
   };
 }
 
@@ -65,6 +68,9 @@ export function orderbookFromEnv(env: Env): Record<string, unknown> {
     devSolverMaxOrders: integer(env, 'DEV_SOLVER_MAX_ORDERS'),
     natsUrl: env.NATS_URL || undefined,
     natsStream: env.NATS_STREAM || undefined,
+    replayCooldownSeconds: integer(env, 'REPLAY_COOLDOWN_SECONDS'),
+    chainCallsPerSecond: integer(env, 'ORDERBOOK_CHAIN_CALLS_PER_SECOND'),
+    chainCallsQueue: integer(env, 'ORDERBOOK_CHAIN_CALLS_QUEUE'),
   });
 }
 

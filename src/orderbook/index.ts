@@ -82,6 +82,7 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
     const app = createOrderbookApi(book, {
       maxBodyBytes: MAX_BODY_BYTES,
       maxJsonDepth: config.maxJsonDepth,
+      replayCooldownSeconds: config.orderbook.replayCooldownSeconds,
       live: {
         feed,
         solverViews: watch,

@@ -11,6 +11,8 @@ import { ConfigError, integer, strip, type Env } from '../shared/env.js';
 import { checkGatewayConfig, gatewayDefaults, gatewayFromEnv, networkDefaults, networksFromEnv } from '../gateway/config.js';
 import { checkOrderbookConfig, orderbookDefaults, orderbookFromEnv } from '../orderbook/config.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../http/json-depth.js';
+import { checkServerConfig, serverDefaults, serverFromEnv } from '../http/config.js';
+import { accessDefaults, accessFromEnv, checkAccessConfig } from '../access/config.js';
 
 export type {
   Config,
@@ -20,6 +22,8 @@ export type {
   UpstreamHealthConfig,
   ApiKeyConfig,
   RateLimitConfig,
+  AccessConfig,
+  ServerConfig,
 } from '../generated/config.js';
 export { ConfigError } from '../shared/env.js';
 
@@ -33,6 +37,8 @@ function defaults(): Config {
     networks: networkDefaults(),
     gateway: gatewayDefaults(),
     orderbook: orderbookDefaults(),
+    access: accessDefaults(),
+    server: serverDefaults(),
   };
 }
 
@@ -61,6 +67,8 @@ function fromEnv(env: Env, base: Config): Record<string, unknown> {
     networks: networksFromEnv(env, base.networks),
     gateway: gatewayFromEnv(env),
     orderbook: orderbookFromEnv(env),
+    access: accessFromEnv(env),
+    server: serverFromEnv(env),
   });
 }
 
@@ -81,5 +89,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!validate(config)) throw new ConfigError(describeError(validate.errors, 'config'));
   checkGatewayConfig(config.networks, config.gateway);
   checkOrderbookConfig(config.orderbook, config.networks.map((n) => n.name));
+  checkAccessConfig(config.access);
+  checkServerConfig(config.server);
   return config;
 }

@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
-import { logger } from '../shared/logger.js';
+import { logger, redactInLogs } from '../shared/logger.js';
 import { collectProcessMetrics } from '../shared/metrics.js';
 import { Gateway } from '../gateway/gateway.js';
 import { WebSocketChannel } from '../gateway/channels/websocket.js';
@@ -20,6 +20,8 @@ import { createExplorerHandler } from '../explorer/handler.js';
 import { chainRpcOver } from '../orderbook/chain/rpc.js';
 import { DevSolver } from '../devsolver/solver.js';
 import { DEV_SOLVER } from './gpv2.js';
+import { AccessLayer } from '../access/access.js';
+import { secretsOf } from '../access/secrets.js';
 
 export interface Service {
   /** http://host:port of the main listener. */
@@ -27,6 +29,8 @@ export interface Service {
   /** http://host:port of each network's dedicated listener, for the networks that have one. */
   networkUrls: Record<string, string>;
   gateway: Gateway;
+  /** Host check, callers, rate limits and operator routes of every listener. */
+  access: AccessLayer;
   /** Absent when the order book is off (ORDERBOOK=off) or not up (see `books`). */
   readonly orderbook?: RunningOrderbook;
   /** The order book's supervisor (absent when it is off): its state, and the running book once up. */
@@ -81,6 +85,7 @@ function devSolverFor(config: Config, gateway: Gateway, url: string): DevSolver 
 const ORDERBOOK_OFF: OrderbookStatus = { state: 'down', reason: 'off (ORDERBOOK=off)', indexerBlock: null, role: null };
 
 export async function startService(config: Config): Promise<Service> {
+  redactInLogs(secretsOf(config));
   const log = logger.child({ component: 'service' });
   collectProcessMetrics();
   let gateway: Gateway | undefined;
@@ -94,12 +99,18 @@ export async function startService(config: Config): Promise<Service> {
     if (!config.orderbook.enabled) {
       return { absent: { status: 404, body: { errorType: 'NotFound', description: 'the order book is off on this instance (ORDERBOOK=off)' } } };
     }
-    const description = !books || books.state === 'starting' ? 'the order book is starting' : `the order book is down: ${books.reason}`;
+    // Why it is down (a start-up error naming hosts and users) is for the log and the operator's /status.
+    const description = !books || books.state === 'starting' ? 'the order book is starting' : 'the order book is down; it is retried in the background';
     return { absent: { status: 503, body: { errorType: 'ServiceUnavailable', description } } };
   };
+  const access = new AccessLayer(
+    { access: config.access, rateLimit: config.gateway.rateLimit, apiKeys: config.gateway.apiKeys, bindHost: config.host },
+    logger.child({ component: 'access' }),
+  );
+  const listenerOptions = { access, server: config.server };
   const parts: ServerParts = {
     gateway: gatewayFront({ gateway: () => (serving ? gateway : undefined), ws: () => ws }),
-    orderbook: orderbookFront(orderbookNow),
+    orderbook: orderbookFront(orderbookNow, config.access.apiCosts),
     started: () => serving,
     explorer: createExplorerHandler(),
     health: async (): Promise<HealthReport> => {
@@ -123,24 +134,25 @@ export async function startService(config: Config): Promise<Service> {
       orderbook: books?.status() ?? (config.orderbook.enabled ? { state: 'starting', reason: 'the service is starting', indexerBlock: null, role: null } : ORDERBOOK_OFF),
     }),
   };
-  const main = createMainServer(parts);
+  const main = createMainServer(parts, listenerOptions);
   const url = await listen(main, config.port, config.host);
   log.info({ url }, 'listening; starting networks');
 
   const servers: Server[] = [main];
   const networkUrls: Record<string, string> = {};
   try {
-    gateway = await Gateway.start(config, logger);
+    gateway = await Gateway.start(config, logger, access);
     ws = new WebSocketChannel(gateway);
     for (const network of config.networks) {
       if (network.port === undefined) continue;
-      const server = createPartServer(networkFront(gateway, ws, network.name));
+      const server = createPartServer(networkFront(gateway, ws, network.name), listenerOptions);
       servers.push(server);
       networkUrls[network.name] = await listen(server, network.port, config.host);
     }
     serving = true;
     if (config.orderbook.enabled) {
-      const supervisor = new OrderbookSupervisor(config, orderbookNetworkOf(gateway.network(config.orderbook.network)), logger);
+      const budget = { callsPerSecond: config.orderbook.chainCallsPerSecond, queue: config.orderbook.chainCallsQueue };
+      const supervisor = new OrderbookSupervisor(config, orderbookNetworkOf(gateway.entry(config.orderbook.network), budget), logger);
       books = supervisor;
       supervisor.start();
       // The first attempt is awaited so that a healthy order book is up when start resolves; a failing one
@@ -164,6 +176,7 @@ export async function startService(config: Config): Promise<Service> {
     url,
     networkUrls,
     gateway: started,
+    access,
     get orderbook() {
       return supervisor?.running;
     },

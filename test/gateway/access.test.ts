@@ -82,17 +82,18 @@ describe('gateway API keys and rate limits', function () {
       for (const res of answers) assert.equal(res.status, 200, res.text);
       assert.equal(answers[0].json.id, 3);
 
+      // The upgrade is charged like a call (the access layer charges every request): the fifth of key A.
       const socket = await openWs(`${network.replace('http', 'ws')}/ws/${keyA}`);
       assert.ok(socket instanceof WebSocket);
-      assert.equal((await wsCall(socket, call('eth_chainId', 9))).result, '0x1'); // fifth call of key A
       const limitedFrame = await wsCall(socket, call('eth_chainId', 10));
       assert.equal(limitedFrame.id, 10);
       assert.equal(limitedFrame.error.code, -32005);
       socket.close();
 
+      // Refused before its body is read (the access layer charges first): the id is not known, so null.
       const limited = await postJson(`${network}/${keyA}`, call('eth_chainId', 'x'));
       assert.equal(limited.status, 429);
-      assert.equal(limited.json.id, 'x');
+      assert.equal(limited.json.id, null);
       assert.equal(limited.json.error.code, -32005);
       assert.match(limited.json.error.message, /at most 5 calls per 60 s for this API key/);
       const retryAfter = Number(limited.headers.get('retry-after'));
@@ -121,12 +122,8 @@ describe('gateway API keys and rate limits', function () {
       for (let i = 0; i < 5; i++) statuses.push((await http(`${service.url}/v1/jsonrpc/mainnet/eth_blockNumber`)).status);
       assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
       const after = await readMetrics(service.url);
+      // Refused by the access layer before the gateway saw them: counted there, not as gateway requests.
       assert.equal(after.value('ethgate_rate_limited_total', { scope: 'ip' }) - before.value('ethgate_rate_limited_total', { scope: 'ip' }), 2);
-      assert.equal(
-        after.value('ethgate_gateway_requests_total', { network: 'mainnet', channel: 'rest-get', method: 'eth_blockNumber', status: '429' }) -
-          before.value('ethgate_gateway_requests_total', { network: 'mainnet', channel: 'rest-get', method: 'eth_blockNumber', status: '429' }),
-        2,
-      );
     });
   });
 

@@ -160,17 +160,17 @@ describe('hostile input: regressions', function () {
       const noHostApi = await rawRequest(url, 'GET /api/v1/orders HTTP/1.1\r\n\r\n');
       // ORDERBOOK is off here: the order book shape is still the shape of the answer.
       assertOrderbookRefusal(noHostApi, 400, 'MalformedRequest', /Host/);
-      const nonUtf8 = await rawRequest(url, Buffer.concat([Buffer.from('GET /api/v1/orders/'), Buffer.from([0xff, 0xfe]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
+      const nonUtf8 = await rawRequest(url, Buffer.concat([Buffer.from('GET /api/v1/orders/'), Buffer.from([0xff, 0xfe]), Buffer.from(' HTTP/1.1\r\nHost: localhost\r\n\r\n')]));
       assertOrderbookRefusal(nonUtf8, 400, 'MalformedRequest');
-      const bigHeaders = await rawRequest(url, `GET /v1/jsonrpc/mainnet/eth_chainId HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
+      const bigHeaders = await rawRequest(url, `GET /v1/jsonrpc/mainnet/eth_chainId HTTP/1.1\r\nHost: localhost\r\nX-Pad: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
       assertGatewayRefusal(bigHeaders, 431, -32600);
-      const brokenChunks = await rawRequest(url, 'POST /v1/jsonrpc/mainnet HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n');
+      const brokenChunks = await rawRequest(url, 'POST /v1/jsonrpc/mainnet HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n');
       assertGatewayRefusal(brokenChunks, 400, -32600, /chunk/);
-      const lengthAndChunks = await rawRequest(url, 'POST /api/v1/orders HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n');
+      const lengthAndChunks = await rawRequest(url, 'POST /api/v1/orders HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n');
       assertOrderbookRefusal(lengthAndChunks, 400, 'MalformedRequest');
-      const badHandshake = await rawRequest(url, 'GET /v1/jsonrpc/mainnet/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+      const badHandshake = await rawRequest(url, 'GET /v1/jsonrpc/mainnet/ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
       assertGatewayRefusal(badHandshake, 400, -32600, /Sec-WebSocket-Key/);
-      const badVersion = await rawRequest(url, 'GET /v1/jsonrpc/mainnet/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 7\r\n\r\n');
+      const badVersion = await rawRequest(url, 'GET /v1/jsonrpc/mainnet/ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 7\r\n\r\n');
       assertGatewayRefusal(badVersion, 400, -32600, /Version/);
       assert.equal((await http(`${url}/healthz`)).status, 200);
     });

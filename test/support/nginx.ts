@@ -51,6 +51,8 @@ http {
       proxy_pass http://target;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
+      # The client's Host, as deployments pass it (the service answers only the hosts it is told of).
+      proxy_set_header Host $http_host;
       ${options.forwardedFor ? 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;' : ''}
     }
   }

@@ -7,10 +7,27 @@ import { preload, tokensRead } from './tokens.js';
 const API = '/api/v1';
 const TAIL = 200;
 
-export async function getJson(path, init) {
-  const res = await fetch(path.startsWith('/') ? path : `${API}/${path}`, init);
+// The operator's token (OPERATOR_TOKEN), for the pages that use operator routes (/status, replay): asked
+// for when such a route answers 401, and kept for this tab only (sessionStorage), never sent elsewhere.
+const TOKEN_KEY = 'ethgate.operatorToken';
+
+export function setOperatorToken(token) {
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/** Thrown by getJson for an operator route that answered 401: the page then asks for the token. */
+export class NeedsToken extends Error {}
+
+/** GET (or `init`) a JSON answer of the API; `operator`: an operator route, sent with the token if there is one. */
+export async function getJson(path, init, operator = false) {
+  const token = operator ? sessionStorage.getItem(TOKEN_KEY) : null;
+  const headers = token ? { ...init?.headers, authorization: `Bearer ${token}` } : init?.headers;
+  const res = await fetch(path.startsWith('/') ? path : `${API}/${path}`, { ...init, headers });
   const body = await res.json().catch(() => undefined);
-  if (!res.ok) throw new Error(body?.description ?? `${res.status} ${res.statusText}`);
+  const message = body?.description ?? body?.error?.message ?? `${res.status} ${res.statusText}`;
+  if (operator && res.status === 401) throw new NeedsToken(message);
+  if (!res.ok) throw new Error(message);
   return body;
 }
 

@@ -1,7 +1,7 @@
 // The explorer's pages, one component each; app.js routes to them by the URL's hash.
 import { html } from './html.js';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { book, getJson, getPages, useBook, useLoad } from './data.js';
+import { book, getJson, getPages, NeedsToken, setOperatorToken, useBook, useLoad } from './data.js';
 import { DepthChart } from './depth-chart.js';
 import { amount, ownerOfUid, price, ratio, short, time } from './format.js';
 import { token, useTokens } from './tokens.js';
@@ -31,6 +31,21 @@ function Amount({ raw, t }) {
 
 /** The decimals of a token once read (0 before: prices are shown only when both are known). */
 const decimalsOf = (a) => token(a)?.decimals;
+
+/** Asks for the operator's token (kept for this tab only), then calls `done` to try again. */
+function TokenForm({ why, done }) {
+  const [token, setToken] = useState('');
+  const submit = (e) => {
+    e.preventDefault();
+    setOperatorToken(token.trim());
+    done();
+  };
+  return html`<form class="card" onSubmit=${submit} data-testid="token-form">
+    <p>${why}</p>
+    <label>Operator token <input type="password" autocomplete="off" value=${token} onInput=${(e) => setToken(e.target.value)} data-testid="token-input" /></label>
+    ${' '}<button type="submit" data-testid="token-submit">Use for this tab</button>
+  </form>`;
+}
 
 /** The unordered pair of an order's tokens, base first (the lower address). */
 function marketOf(order) {
@@ -228,9 +243,9 @@ export function EventsPage() {
   const verify = async () => {
     setReplay({ running: true });
     try {
-      setReplay({ running: false, result: await getJson('projections/replay', { method: 'POST' }) });
+      setReplay({ running: false, result: await getJson('projections/replay', { method: 'POST' }, true) });
     } catch (err) {
-      setReplay({ running: false, error: err.message });
+      setReplay({ running: false, error: err.message, needsToken: err instanceof NeedsToken });
     }
   };
   const tail = book.events.slice(-100).reverse();
@@ -248,7 +263,8 @@ export function EventsPage() {
           )}</tbody>
         </table>
         <p><button onClick=${verify} disabled=${replay.running} data-testid="verify">${replay.running ? 'Replaying…' : 'Verify by replay'}</button></p>
-        ${replay.error && html`<p class="bad">${replay.error}</p>`}
+        ${replay.error && !replay.needsToken && html`<p class="bad">${replay.error}</p>`}
+        ${replay.needsToken && html`<${TokenForm} why=${`Replay is an operator route: ${replay.error}`} done=${verify} />`}
         ${replay.result &&
         html`<p data-testid="verify-result" class=${replay.result.matches ? 'ok' : 'bad'}>
           ${replay.result.matches ? 'Replay reproduces every digest' : 'Replay differs'} (position ${replay.result.position},
@@ -277,15 +293,18 @@ const ms = (x) => (x === null || x === undefined ? '–' : `${x.toFixed(1)} ms`)
 
 export function GatewayPage() {
   const [state, setState] = useState({});
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
     let alive = true;
     let timer;
     const poll = async () => {
       try {
-        const status = await getJson('/status');
+        const status = await getJson('/status', undefined, true);
         if (alive) setState({ status, at: new Date() });
       } catch (err) {
-        if (alive) setState((s) => ({ ...s, error: err.message }));
+        // Without the token there is nothing to poll for: the form asks for it, and polling resumes after.
+        if (alive) setState((s) => ({ ...s, error: err.message, needsToken: err instanceof NeedsToken }));
+        if (err instanceof NeedsToken) return;
       }
       if (alive) timer = setTimeout(poll, 1000);
     };
@@ -294,11 +313,12 @@ export function GatewayPage() {
       alive = false;
       clearTimeout(timer);
     };
-  }, []);
-  const { status, error, at } = state;
+  }, [attempt]);
+  const { status, error, at, needsToken } = state;
   return html`
     <h1>Gateway</h1>
-    ${error && html`<p class="bad">GET /status: ${error}</p>`}
+    ${needsToken && html`<${TokenForm} why=${`GET /status is an operator route: ${error}`} done=${() => { setState({}); setAttempt((n) => n + 1); }} />`}
+    ${error && !needsToken && html`<p class="bad">GET /status: ${error}</p>`}
     ${at && html`<p class="muted">updated ${at.toLocaleTimeString()}</p>`}
     ${status?.orderbook &&
     html`<p>Order book: <strong>${status.orderbook.state}</strong>${status.orderbook.reason ? ` (${status.orderbook.reason})` : ''}${' '}

@@ -1,16 +1,17 @@
 /**
- * Who is calling the gateway and whether they may: API keys (required as soon as any is configured) and
- * rate limits. A key travels in the path ({network_url}/<key>, /v1/<key>/jsonrpc/..., /ws/<key>) or in the
- * X-Api-Key header; the path wins when both are given.
+ * Who is calling the gateway and whether they may. The access layer (src/access) has already identified
+ * the caller and charged the request's first call before the gateway saw it; here the gateway's own rules
+ * are added: an API key is required as soon as any is configured, and a batch of n calls costs n. A key
+ * travels in the path ({network_url}/<key>, /v1/<key>/jsonrpc/..., /ws/<key>) or in the X-Api-Key
+ * header; the path wins when both are given (keyOf).
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Redis } from 'ioredis';
 import type { ApiKeyConfig, GatewayConfig } from '../../generated/config.js';
-import type { Logger } from '../../shared/logger.js';
-import { RpcError, rpcErrors } from '../errors.js';
-import { metrics } from '../metrics.js';
-import { RateLimits } from './rate-limits.js';
+import { clientOf, type AccessLayer, type Client } from '../../access/access.js';
+import { AccessRefusal } from '../../access/errors.js';
+import { accessMetrics } from '../../access/metrics.js';
+import { asRpcError, rpcErrors } from '../errors.js';
 import { presetHeader } from '../../http/io.js';
 
 /** What metrics and logs note of a request. */
@@ -24,25 +25,37 @@ export interface RequestFacts {
 /** One client request (an HTTP request, or a WebSocket connection) as the channels see it. */
 export class Caller implements RequestFacts {
   method: string | undefined = undefined;
-  private address: string | undefined;
+  readonly apiKey: ApiKeyConfig | undefined;
 
   constructor(
     readonly requestId: string,
-    readonly apiKey: ApiKeyConfig | undefined,
-    private readonly access: Access,
-    private readonly req: IncomingMessage,
+    private readonly client: Client,
+    private readonly access: AccessLayer,
     /** HTTP only: receives Retry-After when a limit refuses a call. */
     private readonly res: ServerResponse | undefined,
-  ) {}
+    /** Calls already charged by the access layer (the HTTP request's first), taken off the next charge. */
+    private prepaid: number,
+  ) {
+    this.apiKey = client.apiKey;
+  }
 
   /** Charges `cost` calls to the caller's limits; rejects with the 429 RpcError when spent (undefined: no limits). */
   admit(cost: number): Promise<void> | undefined {
-    return this.access.charge(this, cost, this.res);
+    const due = cost - this.prepaid;
+    this.prepaid = Math.max(0, this.prepaid - cost);
+    const charged = this.access.charge(this.client, due);
+    if (!charged) return undefined;
+    return charged.catch((err: unknown) => {
+      if (this.res && err instanceof AccessRefusal && err.retryAfterSeconds !== undefined) {
+        presetHeader(this.res, 'retry-after', String(err.retryAfterSeconds));
+      }
+      throw asRpcError(err);
+    });
   }
 
-  /** The client's address (see Access.clientAddress). */
+  /** The client's address (through trusted proxies). */
   ip(): string {
-    return (this.address ??= this.access.clientAddress(this.req));
+    return this.client.address;
   }
 }
 
@@ -61,75 +74,43 @@ export function requestIdOf(req: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : ID_PREFIX + (++idCounter).toString(36);
 }
 
+/** The API key of a gateway request: the one in its path, else its X-Api-Key header. */
+export function keyOf(req: IncomingMessage, pathKey: string | undefined): string | undefined {
+  if (pathKey) return pathKey;
+  const header = req.headers['x-api-key'];
+  return typeof header === 'string' && header !== '' ? header : undefined;
+}
+
 export class Access {
-  private readonly keys: Map<string, ApiKeyConfig>;
-  private readonly limits: RateLimits;
+  private readonly keysRequired: boolean;
 
   constructor(
-    private readonly config: GatewayConfig,
-    redis: Redis | undefined,
-    logger: Logger,
+    config: GatewayConfig,
+    readonly layer: AccessLayer,
   ) {
-    this.keys = new Map(config.apiKeys.map((k) => [k.key, k]));
-    this.limits = new RateLimits(config.rateLimit, config.apiKeys, redis, logger);
-  }
-
-  private get keysRequired(): boolean {
-    return this.keys.size > 0;
+    this.keysRequired = config.apiKeys.length > 0;
   }
 
   /**
    * The caller of an HTTP request or WebSocket upgrade; throws 401 when keys are required and the request
-   * has none or an unknown one. `res` (HTTP only) receives Retry-After when a limit refuses a call.
+   * has none or an unknown one. `res` (HTTP only) receives Retry-After when a limit refuses a call; an HTTP
+   * request's first call was charged by the access layer already.
    */
   caller(req: IncomingMessage, pathKey: string | undefined, res?: ServerResponse): Caller {
-    return new Caller(requestIdOf(req), this.apiKeyOf(req, pathKey), this, req, res);
-  }
-
-  /** See Caller.admit. */
-  charge(caller: Caller, cost: number, res: ServerResponse | undefined): Promise<void> | undefined {
-    if (!this.limits.active) return undefined;
-    return this.limits.consume(caller.ip(), caller.apiKey?.key, cost).catch((err: unknown) => {
-      if (res && err instanceof RpcError && err.status === 429) {
-        presetHeader(res, 'retry-after', String((err.data as { retryAfterSeconds: number }).retryAfterSeconds));
+    let client = clientOf(req);
+    if (!client) {
+      try {
+        client = this.layer.identify(req, keyOf(req, pathKey));
+      } catch (err) {
+        throw asRpcError(err);
       }
-      throw err;
-    });
-  }
-
-  private apiKeyOf(req: IncomingMessage, pathKey: string | undefined): ApiKeyConfig | undefined {
-    if (!this.keysRequired) return undefined;
-    const header = req.headers['x-api-key'];
-    const given = pathKey || (typeof header === 'string' ? header : undefined);
-    if (!given) {
-      metrics.unauthorized.labels('missing').inc();
+    }
+    if (this.keysRequired && !client.apiKey) {
+      accessMetrics.unauthorized.labels('missing').inc();
       throw rpcErrors.unauthorized(
         'an API key is required: put it in the path ({network_url}/<key>, /v1/<key>/jsonrpc/...) or the X-Api-Key header',
       );
     }
-    const key = this.keys.get(given);
-    if (!key) {
-      metrics.unauthorized.labels('unknown').inc();
-      throw rpcErrors.unauthorized('unknown API key');
-    }
-    return key;
-  }
-
-  /**
-   * The client's address. Behind TRUST_PROXY=<hops> proxies, each of which appends the address it got the
-   * request from to X-Forwarded-For, the client is the entry <hops> places from the right: what lies further
-   * left was written by the client itself (as Express's `trust proxy` counts). Without it, the peer address.
-   */
-  clientAddress(req: IncomingMessage): string {
-    const peer = req.socket.remoteAddress ?? 'unknown';
-    const hops = this.config.trustProxy;
-    if (hops === 0) return peer;
-    const header = req.headers['x-forwarded-for'];
-    const entries = (Array.isArray(header) ? header.join(',') : (header ?? ''))
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean);
-    if (entries.length === 0) return peer;
-    return entries[Math.max(0, entries.length - hops)];
+    return new Caller(requestIdOf(req), client, this.layer, res, res ? 1 : 0);
   }
 }

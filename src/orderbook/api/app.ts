@@ -42,6 +42,34 @@ export interface LiveParts {
 
 export interface ApiOptions extends BodyLimits {
   live: LiveParts;
+  /** Least time between two starts of a replay (REPLAY_COOLDOWN_SECONDS); absent: none. */
+  replayCooldownSeconds?: number;
+}
+
+/**
+ * POST /api/v1/projections/replay (an operator route: a full replay on a worker, then live digests on the
+ * main thread): one at a time, and at most one start per cooldown; sooner is 429 with Retry-After.
+ */
+function replayGate(cooldownSeconds: number) {
+  let last = -Infinity;
+  let running = false;
+  return async <T>(ctx: Koa.Context, run: () => Promise<T>): Promise<T | undefined> => {
+    const waitMs = running ? cooldownSeconds * 1000 : last + cooldownSeconds * 1000 - Date.now();
+    if (running || waitMs > 0) {
+      const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+      ctx.set('Retry-After', String(seconds));
+      throw orderbookErrors.tooManyRequests(
+        running ? 'a replay is running; one at a time' : `a replay ran less than ${cooldownSeconds} s ago (REPLAY_COOLDOWN_SECONDS): try again in ${seconds} s`,
+      );
+    }
+    running = true;
+    last = Date.now();
+    try {
+      return await run();
+    } finally {
+      running = false;
+    }
+  };
 }
 
 /**
@@ -59,6 +87,7 @@ function piecesStream(buffers: readonly Buffer[]): Readable {
 
 export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   const { live } = options;
+  const replayOnce = replayGate(options.replayCooldownSeconds ?? 0);
   const app = new Koa();
   const router = new Router({ prefix: '/api/v1' });
 
@@ -186,7 +215,7 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   router.get('/solver/stream', (ctx) => serveSolverStream(ctx, live.solverViews, live.limits));
 
   router.post('/projections/replay', async (ctx) => {
-    ctx.body = await live.replay.verify();
+    ctx.body = await replayOnce(ctx, () => live.replay.verify());
   });
 
   router.get('/events', async (ctx) => {
