@@ -142,9 +142,10 @@ describe('explorer', function () {
       const before = Number(await head.textContent());
       await h.provider.send('evm_mine', []);
       await h.provider.send('evm_mine', []);
+      // A function, not a string: the page's CSP forbids evaluating strings as script, Playwright's too.
       await w.page.waitForFunction(
-        `Number(document.querySelector('[data-network="mainnet"] [data-testid="network-head"]')?.textContent) > ${before}`,
-        undefined,
+        (b) => Number((globalThis as any).document.querySelector('[data-network="mainnet"] [data-testid="network-head"]')?.textContent) > b,
+        before,
         { timeout: 5000 },
       );
       await w.screenshot('gateway');
