@@ -33,12 +33,31 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
  */
 export async function request(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    /** The local address to connect from (another loopback address is another client). */
+    localAddress?: string;
+  } = {},
 ): Promise<HttpResult> {
   const { request: send } = await import('node:http');
+  // node:http frames no body of a DELETE by itself: it would reach the server as the next request.
+  const headers =
+    options.body !== undefined && !Object.keys(options.headers ?? {}).some((h) => /^(content-length|transfer-encoding)$/i.test(h))
+      ? { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) }
+      : options.headers;
   return new Promise((resolve, reject) => {
-    const req = send(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
+    const req = send(url, { method: options.method ?? 'GET', headers, localAddress: options.localAddress }, (res) => {
       const chunks: Buffer[] = [];
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+      // A stream (SSE) does not end: its status and headers are the answer.
+      if (res.headers['content-type']?.startsWith('text/event-stream')) {
+        resolve({ status: res.statusCode ?? 0, headers, text: '', json: undefined });
+        req.destroy();
+        return;
+      }
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString();
@@ -48,8 +67,6 @@ export async function request(
         } catch {
           json = undefined;
         }
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
         resolve({ status: res.statusCode ?? 0, headers, text, json });
       });
     });

@@ -18,6 +18,10 @@ export interface Nginx {
 export interface NginxOptions {
   /** Append the peer address to X-Forwarded-For, as a deployment in front of the service does. */
   forwardedFor?: boolean;
+  /** The address nginx listens on (default 127.0.0.1; 0.0.0.0 to take clients from other interfaces too). */
+  listen?: string;
+  /** The local address nginx connects to the upstream from (proxy_bind), e.g. another loopback address. */
+  bindAddress?: string;
 }
 
 export async function startNginx(upstream: string, options: NginxOptions = {}): Promise<Nginx> {
@@ -45,7 +49,7 @@ http {
     keepalive_requests 1000000;
   }
   server {
-    listen 127.0.0.1:${port};
+    listen ${options.listen ?? '127.0.0.1'}:${port};
     keepalive_requests 1000000;
     location / {
       proxy_pass http://target;
@@ -54,6 +58,7 @@ http {
       # The client's Host, as deployments pass it (the service answers only the hosts it is told of).
       proxy_set_header Host $http_host;
       ${options.forwardedFor ? 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;' : ''}
+      ${options.bindAddress ? `proxy_bind ${options.bindAddress};` : ''}
     }
   }
 }
