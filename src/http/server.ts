@@ -159,11 +159,18 @@ function bounded(server: Server, bounds: ServerConfig): Server {
 /** The service's own operator routes; parts name theirs (isOperatorRoute). */
 const isOwnOperatorRoute = (path: string) => path === '/metrics' || path === '/status';
 
-/** Answers an access refusal in the shape of `part`. */
+/**
+ * Answers an access refusal in the shape of `part`. A request whose body was not read yet is answered with
+ * Connection: close, so that the body is never read at all (Node would otherwise read it to keep the
+ * connection alive).
+ */
 function refuse(res: ServerResponse, part: HttpPart, err: unknown): void {
   if (!(err instanceof AccessRefusal)) return part.fail(res, err);
   if (res.headersSent) return void res.destroy();
-  sendJson(res, err.status, part.accessRefusalBody(err), err.headers());
+  const req = res.req;
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  const headers = err.headers();
+  sendJson(res, err.status, part.accessRefusalBody(err), hasBody && !req.complete ? { ...headers, connection: 'close' } : headers);
 }
 
 /**
