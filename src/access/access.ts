@@ -16,14 +16,30 @@ import { AccessRefusal } from './errors.js';
 import { accessMetrics } from './metrics.js';
 import { KeyFailures, RateLimits } from './rate-limits.js';
 
-/** The caller of one request (or WebSocket connection). */
-export interface Client {
+/**
+ * The caller of one request (or WebSocket connection). Its address is worked out when first asked for (by a
+ * rate limit or an operator check), so that a service without them pays nothing for it.
+ */
+export class Client {
+  private resolved: string | undefined;
+  private bucket: string | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly layer: AccessLayer,
+    /** The API key it gave, when it gave a known one. */
+    readonly apiKey: ApiKeyConfig | undefined,
+  ) {}
+
   /** Its address: the peer's, or the one trusted proxies forwarded. */
-  readonly address: string;
+  get address(): string {
+    return (this.resolved ??= this.layer.addressOf(this.req));
+  }
+
   /** The bucket its address is counted in (an IPv6 address's /64). */
-  readonly limitId: string;
-  /** The API key it gave, when it gave a known one. */
-  readonly apiKey: ApiKeyConfig | undefined;
+  get limitId(): string {
+    return (this.bucket ??= limitIdOf(this.address));
+  }
 }
 
 export interface AccessOptions {
@@ -96,10 +112,9 @@ export class AccessLayer {
    * address; an address past its allowance of refused keys gets 429 for any key.
    */
   identify(req: IncomingMessage, key: string | undefined): Client {
-    const address = this.addressOf(req);
-    const limitId = limitIdOf(address);
     let apiKey: ApiKeyConfig | undefined;
     if (key !== undefined) {
+      const limitId = limitIdOf(this.addressOf(req));
       this.checkBlocked(limitId);
       apiKey = this.keys.get(key);
       if (!apiKey) {
@@ -108,9 +123,14 @@ export class AccessLayer {
         throw new AccessRefusal('unauthorized', 'unknown API key');
       }
     }
-    const client: Client = { address, limitId, apiKey };
+    const client = new Client(req, this, apiKey);
     (req as WithClient)[CLIENT] = client;
     return client;
+  }
+
+  /** Whether any API key is configured (else a part need not look for one). */
+  get usesKeys(): boolean {
+    return this.keys.size > 0;
   }
 
   /** Whether any rate limit is configured. */

@@ -174,32 +174,46 @@ function refuse(res: ServerResponse, part: HttpPart, err: unknown): void {
 }
 
 /**
- * Identifies the caller, checks the operator's credential on operator routes and charges the route's cost,
- * then runs `next`; a refusal is answered in the part's shape. Every request is charged but an operator's
- * own on an operator route (a metrics scraper is not an anonymous client); an attempt without the
- * credential is charged, and answered 429 rather than 401 once the caller's budget is spent. Synchronous
- * when nothing limits the caller.
+ * Identifies the caller, checks the operator's credential on operator routes and charges the route's cost.
+ * Every request is charged but an operator's own on an operator route (a metrics scraper is not an
+ * anonymous client); an attempt without the credential is charged, and answered 429 rather than 401 once
+ * the caller's budget is spent. Gives true when the request may go on, false when it was refused (and
+ * answered), or a promise of either when a limit had to be asked.
  */
-function admit(access: AccessLayer, req: IncomingMessage, res: ServerResponse, path: string, part: HttpPart, operator: boolean, next: () => void | Promise<void>): void | Promise<void> {
+function admit(access: AccessLayer, req: IncomingMessage, res: ServerResponse, path: string, part: HttpPart, operator: boolean): boolean | Promise<boolean> {
   let charged: Promise<void> | undefined;
   let refusal: unknown;
   try {
-    const client = access.identify(req, part.keyOf?.(req, path));
+    const client = access.identify(req, access.usesKeys ? part.keyOf?.(req, path) : undefined);
     if (operator) {
       try {
         access.checkOperator(req, client);
-        return next();
+        return true;
       } catch (err) {
         refusal = err;
       }
     }
     charged = access.charge(client, part.costOf ? part.costOf(req.method ?? 'GET', path) : 1);
   } catch (err) {
-    return refuse(res, part, err);
+    refuse(res, part, err);
+    return false;
   }
-  const go = refusal === undefined ? next : () => refuse(res, part, refusal);
-  if (!charged) return go();
-  return charged.then(go, (err: unknown) => refuse(res, part, err));
+  if (!charged) {
+    if (refusal === undefined) return true;
+    refuse(res, part, refusal);
+    return false;
+  }
+  return charged.then(
+    () => {
+      if (refusal === undefined) return true;
+      refuse(res, part, refusal);
+      return false;
+    },
+    (err: unknown) => {
+      refuse(res, part, err);
+      return false;
+    },
+  );
 }
 
 /** Refuses an upgrade the access layer refuses; true when it did. */
@@ -211,7 +225,7 @@ function refuseUpgrade(access: AccessLayer, req: IncomingMessage, socket: Duplex
   };
   try {
     access.checkHost(req.headers.host);
-    const charged = access.charge(access.identify(req, part.keyOf?.(req, path)), 1);
+    const charged = access.charge(access.identify(req, access.usesKeys ? part.keyOf?.(req, path) : undefined), 1);
     return charged ? charged.then(() => false, fail) : false;
   } catch (err) {
     return fail(err);
@@ -262,17 +276,22 @@ export function createMainServer(parts: ServerParts, options: ListenerOptions): 
       return;
     }
     if (!parts.started()) return part.unavailable(res);
-    return admit(access, req, res, path, part, operator, () => {
-      if (path === '/metrics') return metrics(res);
-      if (path === '/status' && parts.status) return sendJson(res, 200, JSON.stringify(parts.status()));
-      if (toOrderbook) return parts.orderbook!.serve(req, res, path, query);
-      if (parts.explorer && !parts.gateway.claimsHost?.(req.headers.host) && parts.explorer(req, res, path)) return;
-      return parts.gateway.serve(req, res, path, query);
-    });
+    const admitted = admit(access, req, res, path, part, operator);
+    if (admitted === true) return dispatch(parts, req, res, path, query, toOrderbook);
+    if (admitted !== false) return admitted.then((ok) => (ok ? dispatch(parts, req, res, path, query, toOrderbook) : undefined));
   }));
   server.on('clientError', refuseUnreadable(parts));
   server.on('upgrade', onUpgrade(access, (path) => partOf(parts, path)));
   return bounded(server, options.server);
+}
+
+/** Hands an admitted request on the main listener to what serves its path. */
+function dispatch(parts: ServerParts, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, toOrderbook: boolean): void | Promise<void> {
+  if (path === '/metrics') return metrics(res);
+  if (path === '/status' && parts.status) return sendJson(res, 200, JSON.stringify(parts.status()));
+  if (toOrderbook) return parts.orderbook!.serve(req, res, path, query);
+  if (parts.explorer && !parts.gateway.claimsHost?.(req.headers.host) && parts.explorer(req, res, path)) return;
+  return parts.gateway.serve(req, res, path, query);
 }
 
 /** A listener of one part only (a network's own port): every request and upgrade goes to it. */
@@ -287,7 +306,9 @@ export function createPartServer(part: HttpPart, options: ListenerOptions): Serv
     }
     if (allowAnyOrigin(req, res)) return;
     const { path, query } = splitUrl(req.url);
-    return admit(access, req, res, path, part, false, () => part.serve(req, res, path, query));
+    const admitted = admit(access, req, res, path, part, false);
+    if (admitted === true) return part.serve(req, res, path, query);
+    if (admitted !== false) return admitted.then((ok) => (ok ? part.serve(req, res, path, query) : undefined));
   }));
   server.on('clientError', refuseUnreadable(parts));
   server.on('upgrade', onUpgrade(access, () => part));
