@@ -9,7 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { networkInterfaces } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startServiceProcess, removeDataDir, type ServiceProcess } from '../support/service-process.js';
 import { startNginx, type Nginx } from '../support/nginx.js';
@@ -65,6 +67,8 @@ function assertCowRefusal(res: HttpResult, status: number, errorType: string): v
 describe('access: limits and credentials on every route (service process)', function () {
   this.timeout(180_000);
   const key = `key-${randomBytes(8).toString('hex')}`;
+  /** A key with a small limit of its own (API_KEYS_FILE). */
+  const smallKey = `small-${randomBytes(8).toString('hex')}`;
   const token = `operator-${randomBytes(12).toString('hex')}`;
   const natsUser = `natsuser${randomBytes(4).toString('hex')}`;
   const natsPassword = `natspw${randomBytes(8).toString('hex')}`;
@@ -74,12 +78,15 @@ describe('access: limits and credentials on every route (service process)', func
   before(async () => {
     networkPort = await freePort();
     const closedPort = await freePort();
+    const keysFile = join(mkdtempSync(join(tmpdir(), 'ethgate-keys-')), 'keys.json');
+    writeFileSync(keysFile, JSON.stringify([{ key: smallKey, label: 'small', rateLimit: 2 }]));
     service = await startServiceProcess({
       env: {
         NETWORKS: 'mainnet',
         ORDERBOOK: 'on',
         LOG_LEVEL: 'debug',
         API_KEYS: key,
+        API_KEYS_FILE: keysFile,
         RATE_LIMIT_PER_IP: String(LIMIT),
         RATE_LIMIT_WINDOW_SECONDS: '60',
         // The test itself is the trusted proxy: X-Forwarded-For gives each check a client of its own.
@@ -191,6 +198,21 @@ describe('access: limits and credentials on every route (service process)', func
         assert.equal(last.json.error.code, -32005, `${route.name}: ${last.text}`);
       }
     }
+  });
+
+  it("charges /api to the key's own limit when a key is given (and to the address's)", async () => {
+    const statuses: number[] = [];
+    let last: HttpResult | undefined;
+    // A fresh address for each request: only the key's budget (2) can refuse them.
+    for (let i = 0; i < 3; i++) {
+      last = await get('/api/v1/version', `198.51.205.${i}`, { 'x-api-key': smallKey });
+      statuses.push(last.status);
+    }
+    assert.deepEqual(statuses, [200, 200, 429]);
+    assertCowRefusal(last!, 429, 'TooManyRequests');
+    assert.match(last!.json.description, /at most 2 calls per 60 s for this API key/);
+    // The same key's budget is spent on the gateway too: one caller, one budget, on every route.
+    assert.equal((await get(`/v1/${smallKey}/jsonrpc/mainnet/eth_blockNumber`, '198.51.205.9')).status, 429);
   });
 
   it('reads X-Forwarded-For only from a trusted proxy: a forged one from any other peer is ignored', async () => {
