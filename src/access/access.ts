@@ -133,11 +133,6 @@ export class AccessLayer {
     return this.keys.size > 0;
   }
 
-  /** Whether any rate limit is configured. */
-  get limited(): boolean {
-    return this.limits.active;
-  }
-
   /** Charges `cost` to the caller's limits; rejects with 429 when spent, undefined when nothing limits it. */
   charge(client: Client, cost: number): Promise<void> | undefined {
     if (cost <= 0 || !this.limits.active) return undefined;

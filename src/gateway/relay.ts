@@ -44,8 +44,12 @@ interface Cacheable {
 export class Relay {
   private readonly cache: ResultCache | undefined;
   private readonly coalescer: Coalescer | undefined;
-  /** Networks share the cache (and Redis may be shared by deployments): keys start with network and chain. */
-  private readonly keyPrefix: string;
+  /**
+   * Networks share the cache (and Redis may be shared by deployments): keys start with network and chain,
+   * and the chain's life: an embedded dev chain that restarted empty is a new chain under the same id.
+   */
+  private keyPrefix: string;
+  private lives = 0;
   /** Cache lookups of this network, for GET /status. */
   readonly cacheCounts = { hits: 0, misses: 0 };
 
@@ -56,6 +60,10 @@ export class Relay {
     this.cache = options.cache?.enabled ? options.cache : undefined;
     this.coalescer = options.coalesce ? new Coalescer() : undefined;
     this.keyPrefix = `${network.name}/${network.chainId}/`;
+    // What was final on the embedded chain before it restarted empty is gone: nothing cached before is used.
+    network.anvil?.on('restarted', () => {
+      this.keyPrefix = `${network.name}/${network.chainId}/r${++this.lives}-${Date.now().toString(36)}/`;
+    });
   }
 
   /**

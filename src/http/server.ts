@@ -184,7 +184,9 @@ function admit(access: AccessLayer, req: IncomingMessage, res: ServerResponse, p
   let charged: Promise<void> | undefined;
   let refusal: unknown;
   try {
-    const client = access.identify(req, access.usesKeys ? part.keyOf?.(req, path) : undefined);
+    // Operator routes take the operator's credential, not a key (on a network's Host, /metrics is no key).
+    const keyed = access.usesKeys && !operator;
+    const client = access.identify(req, keyed ? part.keyOf?.(req, path) : undefined);
     if (operator) {
       try {
         access.checkOperator(req, client);

@@ -52,11 +52,6 @@ export class Caller implements RequestFacts {
       throw asRpcError(err);
     });
   }
-
-  /** The client's address (through trusted proxies). */
-  ip(): string {
-    return this.client.address;
-  }
 }
 
 /** An X-Request-Id a client may choose; anything else is replaced by a fresh id. */
