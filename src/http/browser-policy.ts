@@ -47,6 +47,8 @@ const API_HEADERS = 'origin, content-type, x-auth-token, x-appid, x-api-key, las
 /** The order book's policy (see above). Gives true when the request was a CORS preflight, now answered. */
 export function apiCors(req: IncomingMessage, res: ServerResponse): boolean {
   res.setHeader('access-control-allow-origin', '*');
+  // What a page on another origin may read besides the simple headers: the next page, revalidation, when to retry.
+  res.setHeader('access-control-expose-headers', 'Link, ETag, Retry-After');
   if (req.method !== 'OPTIONS' || req.headers['access-control-request-method'] === undefined) return false;
   res.writeHead(200, {
     'access-control-allow-methods': API_METHODS,

@@ -304,6 +304,7 @@ describe('access: limits and credentials on every route (service process)', func
     for (const header of ['origin', 'content-type', 'x-auth-token', 'x-appid']) assert.match(preflight.headers.get('access-control-allow-headers')!, new RegExp(header));
     const api = await get('/api/v1/version', from, { origin: 'https://swap.example' });
     assert.equal(api.headers.get('access-control-allow-origin'), '*');
+    assert.match(api.headers.get('access-control-expose-headers') ?? '', /Link/, 'a page on another origin can follow the next page');
     for (const res of [api, await get('/', from, { accept: 'text/html' }), await get('/status', from, { authorization: `Bearer ${token}` })]) {
       assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'self'.*frame-ancestors 'none'/);
       assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
