@@ -286,6 +286,7 @@ describe('access: limits and credentials on every route (service process)', func
     assert.equal(gateway.json.error.code, -32600);
     assertCowRefusal(await get('/api/v1/version', from, { host: 'rebind.attacker.test:8080' }), 421, 'MisdirectedRequest');
     assert.equal((await get('/metrics', from, { host: 'evil.example', authorization: `Bearer ${token}` })).status, 421);
+    assert.equal(await upgrade(`${service.url.replace('http', 'ws')}/v1/${key}/jsonrpc/mainnet/ws`, { host: 'evil.example', 'x-forwarded-for': from }), 421);
     const network = await request(`${service.url}/${key}`, { method: 'POST', headers: { host: 'mainnet.localhost', 'content-type': 'application/json', 'x-forwarded-for': '198.51.203.2' }, body: rpcBody });
     assert.equal(network.json.result, '0x1');
     assert.equal((await get('/api/v1/version', '198.51.203.3', { host: `localhost:${new URL(service.url).port}` })).status, 200);
