@@ -1,7 +1,9 @@
 /**
  * The pure part of appending, shared by both stores: checking an append and encoding its data up front,
  * then deciding a whole batch (version checks, stream versions, global positions) from the streams'
- * current versions and the log's head, which the store reads inside its write transaction.
+ * current versions and the log's head, which the store reads inside its write transaction. A batch is made
+ * of groups: an append to one stream is a group of one part, an append to several streams (appendStreams)
+ * a group of several, written all or nothing.
  */
 import {
   ConcurrencyError,
@@ -9,6 +11,7 @@ import {
   type AppendResult,
   type ExpectedVersion,
   type NewEvent,
+  type StreamAppend,
 } from './types.js';
 
 export interface EncodedEvent {
@@ -18,7 +21,7 @@ export interface EncodedEvent {
   json: string;
 }
 
-/** An append that passed its checks, waiting for its batch. */
+/** One stream's part of an append that passed its checks, waiting for its batch. */
 export interface PreparedAppend {
   streamId: string;
   expected: ExpectedVersion;
@@ -33,8 +36,11 @@ export interface EventRow extends EncodedEvent {
   recordedAt: string;
 }
 
-/** What became of one append of a batch: written, or refused because its stream had moved on. */
-export type AppendOutcome = AppendResult | ConcurrencyError;
+/** The parts of one append, written together or not at all: one per stream, no stream twice. */
+export type PreparedGroup = readonly PreparedAppend[];
+
+/** What became of one group of a batch: written (a result per part), or refused because a stream had moved on. */
+export type AppendOutcome = AppendResult[] | ConcurrencyError;
 
 export interface BatchPlan {
   outcomes: AppendOutcome[];
@@ -90,19 +96,31 @@ export function prepareAppend(streamId: string, events: NewEvent[], expected: Ex
   return { streamId, expected, events: encoded };
 }
 
+/** Checks an append to several streams (see prepareAppend; no stream twice, at least one part). */
+export function prepareGroup(appends: readonly StreamAppend[]): PreparedGroup {
+  if (!Array.isArray(appends) || appends.length === 0) throw new InvalidAppendError('an append needs at least one stream');
+  const seen = new Set<string>();
+  return appends.map(({ streamId, events, expected }) => {
+    const part = prepareAppend(streamId, events, expected);
+    if (seen.has(streamId)) throw new InvalidAppendError(`stream ${streamId} appears twice in one append`);
+    seen.add(streamId);
+    return part;
+  });
+}
+
 export function versionMatches(expected: ExpectedVersion, actual: number): boolean {
   if (expected === 'any') return true;
   return actual === (expected === 'no_stream' ? 0 : expected);
 }
 
 /**
- * Decides a batch in queue order: each append is checked against its stream's version as left by the
- * appends before it (in the database, `versions`, or earlier in the same batch; a stream absent from
- * `versions` has no events), and an accepted append's events take the next positions after `head`. A
- * refused append writes nothing and does not affect the others.
+ * Decides a batch in queue order: each group is checked against its streams' versions as left by the
+ * groups before it (in the database, `versions`, or earlier in the same batch; a stream absent from
+ * `versions` has no events), and an accepted group's events take the next positions after `head`, part by
+ * part. A group with any stream not at its expected version writes nothing and does not affect the others.
  */
 export function planBatch(
-  batch: readonly PreparedAppend[],
+  batch: readonly PreparedGroup[],
   versions: ReadonlyMap<string, number>,
   head: number,
   recordedAt: string,
@@ -111,18 +129,23 @@ export function planBatch(
   const outcomes: AppendOutcome[] = [];
   const rows: EventRow[] = [];
   let position = head;
-  for (const { streamId, expected, events } of batch) {
-    let version = current.get(streamId) ?? 0;
-    if (!versionMatches(expected, version)) {
-      outcomes.push(new ConcurrencyError(streamId, expected, version));
+  for (const group of batch) {
+    const stale = group.find(({ streamId, expected }) => !versionMatches(expected, current.get(streamId) ?? 0));
+    if (stale) {
+      outcomes.push(new ConcurrencyError(stale.streamId, stale.expected, current.get(stale.streamId) ?? 0));
       continue;
     }
-    for (const { type, schemaVersion, json } of events) {
-      // Not `{ ...event, position, ... }`: on Node 20 a spread followed by properties takes V8's slow path.
-      rows.push({ type, schemaVersion, json, position: ++position, streamId, streamVersion: ++version, recordedAt });
+    const results: AppendResult[] = [];
+    for (const { streamId, events } of group) {
+      let version = current.get(streamId) ?? 0;
+      for (const { type, schemaVersion, json } of events) {
+        // Not `{ ...event, position, ... }`: on Node 20 a spread followed by properties takes V8's slow path.
+        rows.push({ type, schemaVersion, json, position: ++position, streamId, streamVersion: ++version, recordedAt });
+      }
+      current.set(streamId, version);
+      results.push({ streamVersion: version, position });
     }
-    current.set(streamId, version);
-    outcomes.push({ streamVersion: version, position });
+    outcomes.push(results);
   }
   return { outcomes, rows, head: position };
 }

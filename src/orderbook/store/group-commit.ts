@@ -3,18 +3,18 @@
  * batch is being written) go to the database as one batch, written in one transaction, so that they share
  * one durable commit (one fsync) instead of paying for one each. Each append still gets its own outcome.
  */
-import { prepareAppend, type AppendOutcome, type PreparedAppend } from './append-plan.js';
-import { ConcurrencyError, type AppendResult, type ExpectedVersion, type NewEvent } from './types.js';
+import { prepareAppend, prepareGroup, type AppendOutcome, type PreparedGroup } from './append-plan.js';
+import { ConcurrencyError, type AppendResult, type ExpectedVersion, type NewEvent, type StreamAppend } from './types.js';
 
 /**
- * Writes a batch in one transaction and returns one outcome per append, in order. Throws when the batch
+ * Writes a batch in one transaction and returns one outcome per group, in order. Throws when the batch
  * as a whole could not be written (then none of it was).
  */
-export type BatchWriter = (batch: PreparedAppend[]) => Promise<AppendOutcome[]>;
+export type BatchWriter = (batch: PreparedGroup[]) => Promise<AppendOutcome[]>;
 
 interface Waiting {
-  append: PreparedAppend;
-  resolve(result: AppendResult): void;
+  group: PreparedGroup;
+  resolve(results: AppendResult[]): void;
   reject(err: unknown): void;
 }
 
@@ -32,15 +32,30 @@ export class GroupCommitQueue {
 
   /** An EventStore's append: checked here (a bad append is refused on its own), then written with a batch. */
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
-    let append: PreparedAppend;
+    let group: PreparedGroup;
     try {
-      append = prepareAppend(streamId, events, expected);
+      group = [prepareAppend(streamId, events, expected)];
     } catch (err) {
       return Promise.reject(err as Error);
     }
+    return this.enqueue(group).then((results) => results[0]);
+  }
+
+  /** An EventStore's appendStreams: checked here, then written with a batch, all parts or none. */
+  appendStreams(appends: StreamAppend[]): Promise<AppendResult[]> {
+    let group: PreparedGroup;
+    try {
+      group = prepareGroup(appends);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    return this.enqueue(group);
+  }
+
+  private enqueue(group: PreparedGroup): Promise<AppendResult[]> {
     if (this.closed) return Promise.reject(new Error('the event store is closed'));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ append, resolve, reject });
+      this.waiting.push({ group, resolve, reject });
       this.schedule();
     });
   }
@@ -66,7 +81,7 @@ export class GroupCommitQueue {
   private async flush(): Promise<void> {
     const batch = this.waiting.splice(0, this.maxBatch);
     try {
-      const outcomes = await this.write(batch.map((w) => w.append));
+      const outcomes = await this.write(batch.map((w) => w.group));
       batch.forEach((w, i) => {
         const outcome = outcomes[i];
         if (outcome instanceof ConcurrencyError) w.reject(outcome);

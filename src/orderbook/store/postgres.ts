@@ -15,11 +15,20 @@
  * on commit, in commit order) with the new head as payload; each store LISTENs on one connection.
  */
 import pg from 'pg';
-import { planBatch, type AppendOutcome, type PreparedAppend } from './append-plan.js';
+import { planBatch, type AppendOutcome, type PreparedGroup } from './append-plan.js';
 import { GroupCommitQueue } from './group-commit.js';
 import { HeadListeners } from './head-listeners.js';
 import { boundaries, checkBoundaryCount, checkReadAll, checkStreamRead } from './read-args.js';
-import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent, StreamRead } from './types.js';
+import type {
+  AggregatedStream,
+  AppendResult,
+  EventStore,
+  ExpectedVersion,
+  NewEvent,
+  StoredEvent,
+  StreamAppend,
+  StreamRead,
+} from './types.js';
 import { logger } from '../../shared/logger.js';
 
 const log = logger.child({ component: 'eventstore' });
@@ -141,6 +150,19 @@ export class PostgresEventStore implements EventStore {
     return this.queue.append(streamId, events, expected);
   }
 
+  appendStreams(appends: StreamAppend[]): Promise<AppendResult[]> {
+    return this.queue.appendStreams(appends);
+  }
+
+  async aggregateStream<State>(
+    streamId: string,
+    evolve: (state: State, event: StoredEvent) => State,
+    initial: State,
+  ): Promise<AggregatedStream<State>> {
+    const events = await this.readStream(streamId);
+    return { state: events.reduce(evolve, initial), version: events.at(-1)?.streamVersion ?? 0 };
+  }
+
   async readStream(streamId: string): Promise<StoredEvent[]> {
     const { rows } = await this.pool.query<Row>(
       `SELECT ${COLUMNS} FROM ${this.names.events} WHERE stream_id = $1 ORDER BY stream_version`,
@@ -218,7 +240,7 @@ export class PostgresEventStore implements EventStore {
     await this.pool.end();
   }
 
-  private async writeBatch(batch: PreparedAppend[]): Promise<AppendOutcome[]> {
+  private async writeBatch(batch: PreparedGroup[]): Promise<AppendOutcome[]> {
     const { events, head, channel } = this.names;
     const client = await this.pool.connect();
     let failure: Error | undefined;
@@ -227,7 +249,7 @@ export class PostgresEventStore implements EventStore {
       // message (the simple query protocol answers one result per statement): BEGIN with the lock, and at the
       // end the head's update, the notification and COMMIT (their values are a number and a checked name).
       const [, locked] = (await client.query(`BEGIN; SELECT head FROM ${head} FOR UPDATE`)) as unknown as pg.QueryResult<{ head: string }>[];
-      const streamIds = [...new Set(batch.map((a) => a.streamId))];
+      const streamIds = [...new Set(batch.flatMap((group) => group.map((a) => a.streamId)))];
       const current = await client.query<{ stream_id: string; version: number }>(
         `SELECT stream_id, max(stream_version) AS version FROM ${events}
          WHERE stream_id = ANY($1::text[]) GROUP BY stream_id`,

@@ -7,10 +7,19 @@
 import { statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import Database from 'better-sqlite3';
-import { planBatch, type EventRow, type PreparedAppend, type BatchPlan } from './append-plan.js';
+import { planBatch, type EventRow, type PreparedGroup, type BatchPlan } from './append-plan.js';
 import { GroupCommitQueue } from './group-commit.js';
 import { HeadListeners } from './head-listeners.js';
-import type { AppendResult, EventStore, ExpectedVersion, NewEvent, StoredEvent, StreamRead } from './types.js';
+import type {
+  AggregatedStream,
+  AppendResult,
+  EventStore,
+  ExpectedVersion,
+  NewEvent,
+  StoredEvent,
+  StreamAppend,
+  StreamRead,
+} from './types.js';
 import { boundaries, checkBoundaryCount, checkReadAll, checkStreamRead } from './read-args.js';
 
 // position is the rowid: a single writer assigns it in commit order, and a rolled back batch leaves no gap
@@ -82,7 +91,7 @@ export class SqliteEventStore implements EventStore {
   private readonly queue: GroupCommitQueue;
   private readonly listeners: HeadListeners;
   private readonly statements: Statements;
-  private readonly writeBatchTx: Database.Transaction<(batch: PreparedAppend[]) => BatchPlan>;
+  private readonly writeBatchTx: Database.Transaction<(batch: PreparedGroup[]) => BatchPlan>;
   /** The write-ahead log's file, synced after each commit (none when SQLite syncs commits itself). */
   private readonly walPath: string | undefined;
   /** The WAL, open for syncLog. */
@@ -119,7 +128,7 @@ export class SqliteEventStore implements EventStore {
     }
     this.db.exec(SCHEMA);
     this.statements = prepareStatements(this.db);
-    this.writeBatchTx = this.db.transaction((batch: PreparedAppend[]) => this.writeBatch(batch));
+    this.writeBatchTx = this.db.transaction((batch: PreparedGroup[]) => this.writeBatch(batch));
     this.listeners = new HeadListeners(this.statements.head.get()!);
     this.queue = new GroupCommitQueue(async (batch) => {
       const plan = this.writeBatchTx.immediate(batch);
@@ -152,8 +161,26 @@ export class SqliteEventStore implements EventStore {
     return this.queue.append(streamId, events, expected);
   }
 
+  appendStreams(appends: StreamAppend[]): Promise<AppendResult[]> {
+    return this.queue.appendStreams(appends);
+  }
+
   async readStream(streamId: string): Promise<StoredEvent[]> {
     return this.statements.readStream.all(streamId).map(toEvent);
+  }
+
+  async aggregateStream<State>(
+    streamId: string,
+    evolve: (state: State, event: StoredEvent) => State,
+    initial: State,
+  ): Promise<AggregatedStream<State>> {
+    let state = initial;
+    let version = 0;
+    for (const row of this.statements.readStream.iterate(streamId)) {
+      state = evolve(state, toEvent(row));
+      version = row[2];
+    }
+    return { state, version };
   }
 
   async readAll(after: number, limit: number): Promise<StoredEvent[]> {
@@ -193,10 +220,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   // Runs inside the batch's transaction.
-  private writeBatch(batch: PreparedAppend[]): BatchPlan {
+  private writeBatch(batch: PreparedGroup[]): BatchPlan {
     const versions = new Map<string, number>();
-    for (const { streamId } of batch) {
-      if (!versions.has(streamId)) versions.set(streamId, this.statements.version.get(streamId)!);
+    for (const group of batch) {
+      for (const { streamId } of group) {
+        if (!versions.has(streamId)) versions.set(streamId, this.statements.version.get(streamId)!);
+      }
     }
     const plan = planBatch(batch, versions, this.statements.head.get()!, new Date().toISOString());
     for (const row of plan.rows) this.insert(row);

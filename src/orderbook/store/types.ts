@@ -38,6 +38,20 @@ export interface AppendResult {
   position: number;
 }
 
+/** One stream's part of an append to several streams (EventStore.appendStreams). */
+export interface StreamAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedVersion;
+}
+
+/** A stream folded from its events (EventStore.aggregateStream). */
+export interface AggregatedStream<State> {
+  state: State;
+  /** The stream's version: the number of its events, 0 when it has none; the expected version of the next append. */
+  version: number;
+}
+
 /** The stream was not at the expected version: someone else appended first. Nothing was written. */
 export class ConcurrencyError extends Error {
   constructor(
@@ -79,6 +93,18 @@ export interface EventStore {
    * are durable (committed and synced): an acknowledged append survives a kill -9.
    */
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult>;
+  /**
+   * Appends to several streams in one transaction, all or nothing: if any stream is not at its expected
+   * version, nothing is written and the promise rejects with that stream's ConcurrencyError. One result per
+   * part, in order; the parts' events take consecutive positions in the order given. A stream may appear
+   * only once. Durable when settled, as append.
+   */
+  appendStreams(appends: StreamAppend[]): Promise<AppendResult[]>;
+  /**
+   * Folds one stream, oldest event first, with `evolve` from `initial`, and gives the state with the
+   * stream's version (the expected version under which a decision on that state is appended).
+   */
+  aggregateStream<State>(streamId: string, evolve: (state: State, event: StoredEvent) => State, initial: State): Promise<AggregatedStream<State>>;
   /** Every event of one stream, oldest first. */
   readStream(streamId: string): Promise<StoredEvent[]>;
   /** Up to `limit` events of the global log with position > `after`, in position order. */

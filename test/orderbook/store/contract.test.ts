@@ -269,6 +269,77 @@ for (const impl of implementations) {
       assert.deepEqual(positions, [...positions].sort((a, b) => a - b));
     });
 
+    it('appends to several streams all or nothing: one stale expected version writes none of them', async function () {
+      await store.append('m-1', [event('A')], 'no_stream');
+      await store.append('m-2', [event('A'), event('B')], 'no_stream');
+      // m-2 is at version 2, not 1: neither stream nor the new m-3 gets anything.
+      await assert.rejects(
+        store.appendStreams([
+          { streamId: 'm-1', events: [event('C')], expected: 1 },
+          { streamId: 'm-2', events: [event('C')], expected: 1 },
+          { streamId: 'm-3', events: [event('C')], expected: 'no_stream' },
+        ]),
+        (err: unknown) => err instanceof ConcurrencyError && err.streamId === 'm-2' && err.expected === 1 && err.actual === 2,
+      );
+      assert.equal(await store.head(), 3);
+      assert.deepEqual((await store.readStream('m-1')).map((e) => e.type), ['A']);
+      assert.deepEqual(await store.readStream('m-3'), []);
+
+      const results = await store.appendStreams([
+        { streamId: 'm-1', events: [event('C')], expected: 1 },
+        { streamId: 'm-2', events: [event('C'), event('D')], expected: 2 },
+        { streamId: 'm-3', events: [event('C')], expected: 'no_stream' },
+      ]);
+      assert.deepEqual(results, [
+        { streamVersion: 2, position: 4 },
+        { streamVersion: 4, position: 6 },
+        { streamVersion: 1, position: 7 },
+      ]);
+      assert.deepEqual((await store.readAll(3, 10)).map((e) => [e.streamId, e.streamVersion, e.type]), [
+        ['m-1', 2, 'C'],
+        ['m-2', 3, 'C'],
+        ['m-2', 4, 'D'],
+        ['m-3', 1, 'C'],
+      ]);
+      await assert.rejects(store.appendStreams([]), InvalidAppendError);
+      await assert.rejects(
+        store.appendStreams([
+          { streamId: 'm-4', events: [event('A')], expected: 'any' },
+          { streamId: 'm-4', events: [event('B')], expected: 'any' },
+        ]),
+        InvalidAppendError,
+      );
+      await assert.rejects(store.appendStreams([{ streamId: 'm-4', events: [], expected: 'any' }]), InvalidAppendError);
+      assert.equal(await store.head(), 7);
+    });
+
+    it('lets a single append that moves one of its streams first make a concurrent multi-stream append fail whole', async function () {
+      await store.append('x-1', [event('A')], 'no_stream');
+      await store.append('x-2', [event('A')], 'no_stream');
+      // Issued in the same turn, so batched together: the single append is queued first and wins.
+      const [single, multi] = await Promise.allSettled([
+        store.append('x-2', [event('Trade')], 1),
+        store.appendStreams([
+          { streamId: 'x-1', events: [event('Cancel')], expected: 1 },
+          { streamId: 'x-2', events: [event('Cancel')], expected: 1 },
+        ]),
+      ]);
+      assert.equal(single.status, 'fulfilled');
+      assert.ok(multi.status === 'rejected' && multi.reason instanceof ConcurrencyError && multi.reason.streamId === 'x-2');
+      assert.deepEqual((await readWholeLog(store)).map((e) => `${e.streamId}:${e.type}`), ['x-1:A', 'x-2:A', 'x-2:Trade']);
+    });
+
+    it('folds a stream with aggregateStream, giving its version', async function () {
+      const evolve = (state: string[], e: StoredEvent) => [...state, `${e.type}@${e.streamVersion}`];
+      assert.deepEqual(await store.aggregateStream('none', evolve, ['start']), { state: ['start'], version: 0 });
+      await store.append('f', [event('A'), event('B')], 'no_stream');
+      await store.append('other', [event('X')], 'no_stream');
+      await store.append('f', [event('C')], 2);
+      assert.deepEqual(await store.aggregateStream('f', evolve, []), { state: ['A@1', 'B@2', 'C@3'], version: 3 });
+      const { version } = await store.aggregateStream('f', evolve, []);
+      assert.deepEqual(await store.append('f', [event('D')], version), { streamVersion: 4, position: 5 });
+    });
+
     it("gives concurrent 'any' appends to one stream consecutive versions", async function () {
       const results = await Promise.all(Array.from({ length: 40 }, () => store.append('busy', [event('E')], 'any')));
       assert.deepEqual(results.map((r) => r.streamVersion).sort((a, b) => a - b), Array.from({ length: 40 }, (_, k) => k + 1));
