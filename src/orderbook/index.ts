@@ -10,7 +10,8 @@ import { openEventStore, quoteStoreFor, type OpenedEventStore } from './store/in
 import { readModelStoreFor } from './read/models/index.js';
 import { ProjectionRunner } from './read/runner.js';
 import { projections } from './read/projections/index.js';
-import { OrderBook } from './orderbook.js';
+import { composeBook, type Book } from './usecases/book.js';
+import { projectionsStatus } from './usecases/queries/audit.js';
 import { digestsInWorker } from './read/digest-cache.js';
 import { openChain, type LiveChain } from './chain/live.js';
 import { Indexer } from './chain/indexer.js';
@@ -26,7 +27,7 @@ import { startNatsFanOut } from './live/nats.js';
 const MAX_BODY_BYTES = 64 * 1024;
 
 export interface RunningOrderbook {
-  book: OrderBook;
+  book: Book;
   events: OpenedEventStore;
   runner: ProjectionRunner;
   chain: LiveChain;
@@ -62,8 +63,8 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
       );
     });
     validator = new ValidationPool();
-    const book = new OrderBook({ events, quoteStore: quoteStoreFor(events, { maxLive: config.orderbook.quoteMaxLive }), readModels, runner, chain, validator, config: config.orderbook, digests: digestsInWorker(storeOptions) });
-    await book.start();
+    const book = composeBook({ events, quoteStore: quoteStoreFor(events, { maxLive: config.orderbook.quoteMaxLive }), readModels, runner, chain, validator, config: config.orderbook, digests: digestsInWorker(storeOptions) });
+    await book.solvable.start();
     const indexer = new Indexer({
       rpc: chain.rpc,
       settlement: chain.settlement,
@@ -86,7 +87,7 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
       live: {
         feed,
         solverViews: watch,
-        replay: new ReplayVerifier(book, storeOptions),
+        replay: new ReplayVerifier(() => projectionsStatus(book), storeOptions),
         limits: { heartbeatMs: config.orderbook.streamHeartbeatMs, maxBufferedBytes: config.orderbook.streamMaxBufferedBytes },
       },
     });

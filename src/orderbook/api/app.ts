@@ -5,8 +5,29 @@
 import { Readable } from 'node:stream';
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
-import type { OrderBook } from '../orderbook.js';
+import type { Book } from '../usecases/book.js';
+import { placeOrder } from '../usecases/place-order.js';
+import { cancelOrder } from '../usecases/cancel-order.js';
+import { cancelOrders } from '../usecases/cancel-orders.js';
+import { putAppData } from '../usecases/put-app-data.js';
+import { quote } from '../usecases/quote.js';
+import { getAppData } from '../usecases/queries/app-data.js';
+import {
+  accountOrders,
+  competitionStatus,
+  getOrder,
+  listOrders,
+  orderEvents,
+  ordersByUids,
+  transactionOrders,
+} from '../usecases/queries/orders.js';
+import { listTrades, listTradesV2, totalSurplus } from '../usecases/queries/trades.js';
+import { feeQuote, nativePrice } from '../usecases/queries/prices.js';
+import { auction, solvableOrders } from '../usecases/queries/auction.js';
+import { projectionsStatus, readLog } from '../usecases/queries/audit.js';
+import { signingDomain } from '../usecases/queries/domain.js';
 import { errorMiddleware } from './errors.js';
+import { orderbookErrors } from '../domain/errors.js';
 import {
   parseOrdersQuery,
   parseTradesQuery,
@@ -22,8 +43,6 @@ import {
 } from './params.js';
 import { serviceVersion } from './version.js';
 import { openApiDocument } from './openapi.js';
-import { AppDataRegistry } from '../app-data-registry.js';
-import { orderbookErrors } from '../domain/errors.js';
 import type { LogFeed } from '../live/log-feed.js';
 import type { SseLimits } from '../live/sse.js';
 import type { SolverViewWatch } from '../live/solver-stream.js';
@@ -85,14 +104,14 @@ function piecesStream(buffers: readonly Buffer[]): Readable {
   });
 }
 
-export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
+export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
   const { live } = options;
   const replayOnce = replayGate(options.replayCooldownSeconds ?? 0);
   const app = new Koa();
   const router = new Router({ prefix: '/api/v1' });
 
   router.post('/orders', async (ctx) => {
-    const uid = await book.placeOrder(await jsonBody(ctx, options));
+    const uid = await placeOrder(book, await jsonBody(ctx, options));
     ctx.status = 201;
     ctx.type = 'application/json';
     ctx.body = JSON.stringify(uid);
@@ -100,53 +119,50 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
 
   // Today's API (cowprotocol/services' openapi.yml), beside the seed's endpoints.
   router.delete('/orders', async (ctx) => {
-    await book.cancelOrders(await jsonBody(ctx, options));
+    await cancelOrders(book, await jsonBody(ctx, options));
     ctx.type = 'application/json';
     ctx.body = JSON.stringify('Cancelled');
   });
 
   router.post('/orders/by_uids', async (ctx) => {
-    ctx.body = await book.ordersByUids(parseOrderUids(await jsonBody(ctx, options)));
+    ctx.body = await ordersByUids(book, parseOrderUids(await jsonBody(ctx, options)));
   });
 
   router.get('/orders/:uid/status', async (ctx) => {
-    ctx.body = await book.competitionStatus(ctx.params.uid);
+    ctx.body = await competitionStatus(book, ctx.params.uid);
   });
 
   router.post('/quote', async (ctx) => {
-    ctx.body = await book.quotes.quote(await jsonBody(ctx, options));
+    ctx.body = await quote(book, await jsonBody(ctx, options));
   });
 
-  const putAppData = async (ctx: Koa.ParameterizedContext, hash: string | null) => {
-    const result = await book.appData.put(hash, await jsonBody(ctx, options));
+  const servePutAppData = async (ctx: Koa.ParameterizedContext, hash: string | null) => {
+    const result = await putAppData(book, hash, await jsonBody(ctx, options));
     ctx.status = result.created ? 201 : 200;
     ctx.type = 'application/json';
     ctx.body = JSON.stringify(result.hash);
   };
-  router.put('/app_data', (ctx) => putAppData(ctx, null));
-  router.put('/app_data/:hash', (ctx) => putAppData(ctx, ctx.params.hash));
+  router.put('/app_data', (ctx) => servePutAppData(ctx, null));
+  router.put('/app_data/:hash', (ctx) => servePutAppData(ctx, ctx.params.hash));
 
   router.get('/app_data/:hash', async (ctx) => {
-    const hash = AppDataRegistry.parseHash(ctx.params.hash);
-    const fullAppData = await book.appData.get(hash);
-    if (fullAppData === null) throw orderbookErrors.notFound(`full app data for ${hash}`);
-    ctx.body = { fullAppData };
+    ctx.body = await getAppData(book, ctx.params.hash);
   });
 
   router.get('/account/:owner/orders', async (ctx) => {
-    ctx.body = await book.accountOrders(parseAddress(ctx.params.owner), parsePageQuery(ctx));
+    ctx.body = await accountOrders(book, parseAddress(ctx.params.owner), parsePageQuery(ctx));
   });
 
   router.get('/transactions/:txHash/orders', async (ctx) => {
-    ctx.body = await book.transactionOrders(parseTxHash(ctx.params.txHash));
+    ctx.body = await transactionOrders(book, parseTxHash(ctx.params.txHash));
   });
 
   router.get('/token/:token/native_price', async (ctx) => {
-    ctx.body = await book.nativePrice(parseAddress(ctx.params.token));
+    ctx.body = await nativePrice(book, parseAddress(ctx.params.token));
   });
 
   router.get('/users/:address/total_surplus', async (ctx) => {
-    ctx.body = await book.totalSurplus(parseAddress(ctx.params.address));
+    ctx.body = await totalSurplus(book, parseAddress(ctx.params.address));
   });
 
   router.get('/version', (ctx) => {
@@ -155,12 +171,12 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   });
 
   router.get('/auction', async (ctx) => {
-    const { etag, body } = await book.auction();
+    const { etag, body } = await auction(book);
     if (!notModified(ctx, etag)) ctx.body = body;
   });
 
   router.get('/orders', async (ctx) => {
-    const page = await book.orders(parseOrdersQuery(ctx));
+    const page = await listOrders(book, parseOrdersQuery(ctx));
     // The next page: the same query from the cursor (RFC 8288 Link, as GitHub's API pages).
     if (page.next) {
       const query = new URLSearchParams(ctx.querystring);
@@ -171,21 +187,21 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   });
 
   router.get('/orders/:uid', async (ctx) => {
-    ctx.body = await book.order(ctx.params.uid);
+    ctx.body = await getOrder(book, ctx.params.uid);
   });
 
   router.delete('/orders/:uid', async (ctx) => {
-    await book.cancelOrder(ctx.params.uid, await jsonBody(ctx, options));
+    await cancelOrder(book, ctx.params.uid, await jsonBody(ctx, options));
     ctx.status = 200;
     ctx.body = '';
   });
 
   router.get('/orders/:uid/events', async (ctx) => {
-    ctx.body = await book.orderEvents(ctx.params.uid);
+    ctx.body = await orderEvents(book, ctx.params.uid);
   });
 
   router.get('/solvable_orders', async (ctx) => {
-    const answer = await book.solvable.answer(book.now());
+    const answer = await solvableOrders(book);
     if (notModified(ctx, answer.etag)) return;
     // Many solvers poll the same large answer: it is compressed once, when built, and sent in its pieces.
     const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
@@ -197,15 +213,15 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
   });
 
   router.get('/trades', async (ctx) => {
-    ctx.body = await book.trades(parseTradesQuery(ctx));
+    ctx.body = await listTrades(book, parseTradesQuery(ctx));
   });
 
   router.get('/tokens/:sellToken/fee', async (ctx) => {
-    ctx.body = await book.feeQuote(ctx.params.sellToken);
+    ctx.body = await feeQuote(book, ctx.params.sellToken);
   });
 
   router.get('/domain', (ctx) => {
-    ctx.body = book.domain();
+    ctx.body = signingDomain(book);
   });
 
   router.get('/events/stream', (ctx) =>
@@ -220,11 +236,11 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
 
   router.get('/events', async (ctx) => {
     const { after, limit } = parseEventsQuery(ctx);
-    ctx.body = await book.log(after, limit);
+    ctx.body = await readLog(book, after, limit);
   });
 
   router.get('/projections', async (ctx) => {
-    ctx.body = await book.projections();
+    ctx.body = await projectionsStatus(book);
   });
 
   router.get('/openapi.json', (ctx) => {
@@ -233,7 +249,7 @@ export function createOrderbookApi(book: OrderBook, options: ApiOptions): Koa {
 
   const v2 = new Router({ prefix: '/api/v2' });
   v2.get('/trades', async (ctx) => {
-    ctx.body = await book.tradesV2(parseTradesV2Query(ctx));
+    ctx.body = await listTradesV2(book, parseTradesV2Query(ctx));
   });
 
   app.use(errorMiddleware);

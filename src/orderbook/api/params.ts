@@ -10,7 +10,8 @@ import type { EventsQuery } from '../../generated/orderbook/queries/events-query
 import type { TradesV2Query } from '../../generated/orderbook/queries/trades-v2-query.js';
 import type { PageQuery } from '../../generated/orderbook/queries/page-query.js';
 import type { OrderUids } from '../../generated/orderbook/order-uids.js';
-import type { OrdersFilter, PageFilter, TradesFilter } from '../orderbook.js';
+import type { OrdersFilter, PageFilter } from '../usecases/queries/orders.js';
+import type { TradesFilter } from '../usecases/queries/trades.js';
 import type { EventStreamQuery } from '../../generated/orderbook/queries/event-stream-query.js';
 import type { StreamRequest } from '../live/event-stream.js';
 import { decodeOrderCursor, type OrderCursor } from '../read/order-cursor.js';

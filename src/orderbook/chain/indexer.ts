@@ -12,8 +12,8 @@
  */
 import type { EventStore } from '../store/types.js';
 import type { Logger } from '../../shared/logger.js';
-import type { OrderCommand } from '../write/decider.js';
-import { handleOrderCommand } from '../write/command-handler.js';
+import { commandStreamId, orderDecider, type OrderCommand } from '../write/decider.js';
+import { handle } from '../write/command-handler.js';
 import { chainEventKey, ORDER_EVENT_TYPES, parseOrderEvent, type OrderEventType } from '../write/events.js';
 import { canonicalHashes, LogFollower, type FollowerChanges } from './log-follower.js';
 import { initialCheckpoint, ReorgTooDeepError, type FollowerCheckpoint } from './reorg.js';
@@ -221,7 +221,7 @@ export class Indexer {
   }
 
   private async command(command: OrderCommand | null): Promise<void> {
-    if (command) await handleOrderCommand(this.options.events, command);
+    if (command) await handle(this.options.events, orderDecider, commandStreamId(command), command);
   }
 
   private onError(err: Error): void {

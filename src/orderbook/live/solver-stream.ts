@@ -8,7 +8,8 @@
  * behind them are cached until they change, so a check that finds nothing new is cheap.
  */
 import type { Context } from 'koa';
-import type { OrderBook } from '../orderbook.js';
+import type { Book } from '../usecases/book.js';
+import { auctionTag, solvableOrders } from '../usecases/queries/auction.js';
 import type { ProjectionRunner } from '../read/runner.js';
 import { logger } from '../../shared/logger.js';
 import { SseResponse, sseFrame, type SseLimits } from './sse.js';
@@ -20,11 +21,11 @@ export interface SolverView {
   id(): Promise<string>;
 }
 
-export function solverViews(book: OrderBook): SolverView[] {
+export function solverViews(book: Book): SolverView[] {
   return [
-    { name: 'solvable_orders', id: async () => (await book.solvable.answer(book.now())).etag },
+    { name: 'solvable_orders', id: async () => (await solvableOrders(book)).etag },
     // The ETag GET /api/v1/auction answers with, known without building the auction.
-    { name: 'auction', id: () => book.auctionTag() },
+    { name: 'auction', id: () => auctionTag(book) },
   ];
 }
 

@@ -5,7 +5,7 @@
  */
 import type { EventStoreOptions } from '../store/index.js';
 import type { ReplayVerification } from '../../generated/orderbook/replay-verification.js';
-import type { OrderBook } from '../orderbook.js';
+import type { ProjectionsStatus } from '../../generated/orderbook/projections-status.js';
 import { replayOrderbook } from '../read/replay.js';
 import { orderbookErrors } from '../domain/errors.js';
 
@@ -16,7 +16,8 @@ export class ReplayVerifier {
   private running: Promise<ReplayVerification> | undefined;
 
   constructor(
-    private readonly book: OrderBook,
+    /** The live read models' checkpoints and digests (GET /api/v1/projections). */
+    private readonly liveStatus: () => Promise<ProjectionsStatus>,
     private readonly store: EventStoreOptions,
   ) {}
 
@@ -29,7 +30,7 @@ export class ReplayVerifier {
 
   private async run(): Promise<ReplayVerification> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const live = await this.book.projections();
+      const live = await this.liveStatus();
       const positions = new Set(Object.values(live.projections).map((p) => p.position));
       if (positions.size > 1) {
         // A read model is between two appends: look again in a moment.

@@ -1,8 +1,8 @@
 /**
  * The order decider in the Emmett shape: `decide(command, state) → events` and `evolve(state, event) →
- * state` from `initialState()`, pure and without I/O. The command handler around it reads the order's
- * stream (`orderStreamId(uid)`), folds it with evolve, decides, and appends the events with the stream's
- * version as the expected version; an empty result appends nothing. Refusals are OrderbookErrors.
+ * state` from `initialState()`, pure and without I/O. The command handler (command-handler.ts) folds the
+ * order's stream (`orderStreamId(uid)`), decides, and appends the events with the stream's version as the
+ * expected version; an empty result appends nothing. Refusals are OrderbookErrors.
  */
 import { decideCancelOrder, type CancelOrder } from './cancel-order.js';
 import {
@@ -16,7 +16,8 @@ import {
   type SetPresignature,
 } from './chain-facts.js';
 import { decideCreateOrder, type CreateOrder } from './create-order.js';
-import type { OrderEvent } from './events.js';
+import { checkOrderEvent, orderStreamId, parseOrderEvent, type OrderEvent } from './events.js';
+import type { Decider } from './command-handler.js';
 import { evolve, initialState, type OrderState } from './order-state.js';
 
 export type { CancelOrder, CreateOrder, InvalidateOrder, RecordTrade, RevertChainEvent, SetPresignature };
@@ -45,4 +46,15 @@ export function commandUid(command: OrderCommand): string {
   return command.type === 'CreateOrder' ? command.data.order.uid : command.data.uid;
 }
 
-export const orderDecider = { decide, evolve, initialState };
+/** The stream a command goes to. */
+export function commandStreamId(command: OrderCommand): string {
+  return orderStreamId(commandUid(command));
+}
+
+export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = {
+  decide,
+  evolve,
+  initialState,
+  parse: parseOrderEvent,
+  check: checkOrderEvent,
+};

@@ -151,6 +151,13 @@ describe('order book API: today\'s CoW API', function () {
     // The hash form finds a registered document.
     const byHash = await place(alice, { appData: hash });
     assert.equal((await get(h.api, `/orders/${byHash.uid}`)).json.fullAppData, doc);
+    // The document goes in with its order or not at all: an order refused (here a duplicate of one placed
+    // by the hash alone) registers nothing.
+    const unknownDoc = '{"appCode":"refused-with-its-order"}';
+    const unknownHash = keccak256(toUtf8Bytes(unknownDoc));
+    const first = await place(alice, { appData: unknownHash });
+    await refused(() => postOrder(h.api, { ...first.body, appData: unknownDoc, appDataHash: unknownHash }), 400, 'DuplicatedOrder');
+    await refused(() => get(h.api, `/app_data/${unknownHash}`), 404, 'NotFound');
   });
 
   it('DELETE /orders cancels up to 128 orders all or nothing, eip712 and ethsign; 401 for another key', async () => {

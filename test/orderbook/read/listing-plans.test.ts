@@ -11,7 +11,8 @@ import { SqliteReadModelStore } from '../../../src/orderbook/read/models/sqlite.
 import { whereClause } from '../../../src/orderbook/read/models/sql.js';
 import { ordersProjection } from '../../../src/orderbook/read/projections/orders.js';
 import { tradesProjection } from '../../../src/orderbook/read/projections/trades.js';
-import { ordersQuery, tradesQuery, type OrdersFilter } from '../../../src/orderbook/orderbook.js';
+import { ordersQuery, type OrdersFilter } from '../../../src/orderbook/usecases/queries/orders.js';
+import { tradesQuery } from '../../../src/orderbook/usecases/queries/trades.js';
 import type { Projection, Query } from '../../../src/orderbook/read/models/types.js';
 
 const ADDRESS = '0x' + '11'.repeat(20);
