@@ -74,19 +74,31 @@ describe('order book: the CoW SDK OrderBookApi end to end', function () {
     return { ...placed, quoteId: quote.id! };
   }
 
-  it('trades, reads, settles and cancels through the SDK; replay gives the live digests', async () => {
-    assert.equal(await api.getVersion(), serviceVersion());
+  // The flow's steps run in order and share what the earlier ones made.
+  let alice: Wallet;
+  let bob: Wallet;
+  let sellA: PlacedOrder & { quoteId: number };
+  let sellB: PlacedOrder & { quoteId: number };
+  let later: PlacedOrder & { quoteId: number };
+  let txHash: string;
 
+  it('answers its version', async () => {
+    assert.equal(await api.getVersion(), serviceVersion());
+  });
+
+  it('registers app data: 201 new, 200 known, readable', async () => {
     // App data: 201 new, 200 known, readable.
     assert.equal(await api.uploadAppData(appDataHash, fullAppData), appDataHash);
     assert.equal(await api.uploadAppData(appDataHash, fullAppData), appDataHash);
     assert.deepEqual(await api.getAppData(appDataHash), { fullAppData });
+  });
 
-    const alice = await book.fundedTrader(T.TKA, e18(200));
-    const bob = await book.fundedTrader(T.TKB, e18(100));
-    const sellA = await quoteAndPlace(alice, TKA, TKB, e18(100));
-    const sellB = await quoteAndPlace(bob, TKB, TKA, e18(100));
-    const later = await quoteAndPlace(alice, TKA, TKB, e18(50));
+  it('quotes, places feeAmount 0 orders naming their quote, and reads them back', async () => {
+    alice = await book.fundedTrader(T.TKA, e18(200));
+    bob = await book.fundedTrader(T.TKB, e18(100));
+    sellA = await quoteAndPlace(alice, TKA, TKB, e18(100));
+    sellB = await quoteAndPlace(bob, TKB, TKA, e18(100));
+    later = await quoteAndPlace(alice, TKA, TKB, e18(50));
 
     const order = await api.getOrder(sellA.uid);
     assert.equal(order.owner, alice.address.toLowerCase());
@@ -104,12 +116,14 @@ describe('order book: the CoW SDK OrderBookApi end to end', function () {
       "alice's orders, newest first",
     );
     assert.deepEqual(await api.getOrderCompetitionStatus(sellA.uid), { type: 'active' });
+  });
 
+  it("settles two orders through GPv2Settlement; trades, the transaction's orders and the statuses show it", async () => {
     // Settled against bob's order by the allow-listed solver through GPv2Settlement.settle.
     const receipt = await book.solver.settle([settledTrade(sellA), settledTrade(sellB)], { [T.TKA]: 1n, [T.TKB]: 1n });
     await book.indexed();
     await book.orderbook.runner.waitFor(await book.orderbook.events.head());
-    const txHash = receipt.hash.toLowerCase();
+    txHash = receipt.hash.toLowerCase();
 
     const trades = await api.getTrades({ owner: alice.address });
     assert.equal(trades.length, 1);
@@ -123,7 +137,9 @@ describe('order book: the CoW SDK OrderBookApi end to end', function () {
     assert.deepEqual((await api.getTxOrders(receipt.hash)).map((o) => o.uid).sort(), [sellA.uid, sellB.uid].sort());
     assert.equal((await api.getOrder(sellA.uid)).status, 'fulfilled');
     assert.deepEqual(await api.getOrderCompetitionStatus(sellA.uid), { type: 'traded' });
+  });
 
+  it("bulk-cancels: another signer's cancellation is 401 WrongOwner, the owner's cancels", async () => {
     // Bulk cancellation of alice's later order: bob's signature is refused, alice's cancels it.
     const wrong = await apiError(
       api.sendSignedOrderCancellations({ orderUids: [later.uid], signature: await signCancellations(bob, book.domain, [later.uid]), signingScheme: 'eip712' } as never),
@@ -137,7 +153,9 @@ describe('order book: the CoW SDK OrderBookApi end to end', function () {
     );
     assert.equal((await api.getOrder(later.uid)).status, 'cancelled');
     assert.deepEqual(await api.getOrderCompetitionStatus(later.uid), { type: 'cancelled' });
+  });
 
+  it("answers native prices, total surplus, and errors in CoW's shape", async () => {
     assert.deepEqual(await api.getNativePrice(TKA), { price: 1 });
     const surplus = await api.getTotalSurplus(alice.address);
     assert.match(surplus.totalSurplus!, /^[0-9]+$/);
@@ -146,7 +164,9 @@ describe('order book: the CoW SDK OrderBookApi end to end', function () {
     assert.equal(missing.status, 404);
     assert.equal(missing.body.errorType, 'OrderNotFound');
     assert.equal(typeof missing.body.description, 'string');
+  });
 
+  it('holds every state change in the log, and a replay of it gives the live digests', async () => {
     // Every new state change is in the log, and a replay of it gives the live read models.
     const log = (await book.get('/events?limit=1000')).json as { type: string; data: any }[];
     const types = new Set(log.map((e) => e.type));
