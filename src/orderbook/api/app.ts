@@ -9,7 +9,7 @@ import type { Book } from '../usecases/book.js';
 import { placeOrder } from '../usecases/place-order.js';
 import { cancelOrder } from '../usecases/cancel-order.js';
 import { cancelOrders } from '../usecases/cancel-orders.js';
-import { putAppData } from '../usecases/put-app-data.js';
+import { putAppData as registerAppData } from '../usecases/put-app-data.js';
 import { quote } from '../usecases/quote.js';
 import { getAppData } from '../usecases/queries/app-data.js';
 import {
@@ -136,14 +136,14 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
     ctx.body = await quote(book, await jsonBody(ctx, options));
   });
 
-  const servePutAppData = async (ctx: Koa.ParameterizedContext, hash: string | null) => {
-    const result = await putAppData(book, hash, await jsonBody(ctx, options));
+  const putAppData = async (ctx: Koa.ParameterizedContext, hash: string | null) => {
+    const result = await registerAppData(book, hash, await jsonBody(ctx, options));
     ctx.status = result.created ? 201 : 200;
     ctx.type = 'application/json';
     ctx.body = JSON.stringify(result.hash);
   };
-  router.put('/app_data', (ctx) => servePutAppData(ctx, null));
-  router.put('/app_data/:hash', (ctx) => servePutAppData(ctx, ctx.params.hash));
+  router.put('/app_data', (ctx) => putAppData(ctx, null));
+  router.put('/app_data/:hash', (ctx) => putAppData(ctx, ctx.params.hash));
 
   router.get('/app_data/:hash', async (ctx) => {
     ctx.body = await getAppData(book, ctx.params.hash);
