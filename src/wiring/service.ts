@@ -12,6 +12,7 @@ import { WebSocketChannel } from '../gateway/channels/websocket.js';
 import { createMainServer, createPartServer, type ServerParts, type HealthReport } from '../http/server.js';
 import { gatewayFront, networkFront } from '../gateway/http-front.js';
 import { orderbookFront, type OrderbookNow } from '../orderbook/api/http-part.js';
+import { orderbookErrors } from '../orderbook/domain/errors.js';
 import type { RunningOrderbook } from '../orderbook/index.js';
 import { OrderbookSupervisor, type OrderbookStatus } from '../orderbook/supervisor.js';
 import { orderbookNetworkOf } from './orderbook-network.js';
@@ -97,11 +98,11 @@ export async function startService(config: Config): Promise<Service> {
   const orderbookNow = (): OrderbookNow => {
     if (books?.running) return books.running;
     if (!config.orderbook.enabled) {
-      return { absent: { status: 404, body: { errorType: 'NotFound', description: 'the order book is off on this instance (ORDERBOOK=off)' } } };
+      return { absent: orderbookErrors.off() };
     }
     // Why it is down (a start-up error naming hosts and users) is for the log and the operator's /status.
     const description = !books || books.state === 'starting' ? 'the order book is starting' : 'the order book is down; it is retried in the background';
-    return { absent: { status: 503, body: { errorType: 'ServiceUnavailable', description } } };
+    return { absent: orderbookErrors.unavailable(description) };
   };
   const access = new AccessLayer(
     { access: config.access, rateLimit: config.gateway.rateLimit, apiKeys: config.gateway.apiKeys, bindHost: config.host },

@@ -1,64 +1,59 @@
 /**
- * The one place where the order book's errors become HTTP answers. Domain errors (domain/errors.ts) carry a
- * kind and CoW's `{errorType, description}`; their status comes from STATUS_OF_KIND here. What only HTTP
- * knows (an oversized body 413, a method a path does not take 405) is answered here too; anything else is
- * the service's own fault, logged with its stack and answered 500 InternalServerError without detail.
+ * The one place where the order book's errors become HTTP answers: an OrderbookError (domain/errors.ts)
+ * is answered with its catalogue entry's status and CoW's `{errorType, description}`. What only HTTP knows
+ * (an oversized body, a method a path does not take, a request the listeners refused before the order book
+ * saw it) is made an OrderbookError of the catalogue here too; anything else is the service's own fault,
+ * logged with its stack and answered 500 InternalServerError without detail.
  */
 import type { Context, Next } from 'koa';
-import { OrderbookError, orderbookErrors, type OrderbookErrorKind } from '../domain/errors.js';
+import { OrderbookError, orderbookErrors, statusOfCode, type OrderbookErrorCode } from '../domain/errors.js';
 import type { OrderbookErrorBody } from '../../generated/orderbook/error.js';
 import { PayloadTooLargeError, RequestAbortedError } from '../../http/io.js';
 import { logger } from '../../shared/logger.js';
-
-const STATUS_OF_KIND: Record<OrderbookErrorKind, number> = {
-  rejected: 400,
-  unauthorized: 401,
-  notFound: 404,
-  rateLimited: 429,
-  internal: 500,
-  unavailable: 503,
-};
 
 export interface ErrorAnswer {
   status: number;
   body: OrderbookErrorBody;
 }
 
-/** The HTTP status of a domain error. */
+/** The HTTP status of an order book error: its catalogue entry's. */
 export function statusOf(error: OrderbookError): number {
-  return STATUS_OF_KIND[error.kind];
-}
-
-/** Thrown inside the API for what only HTTP refuses; carries its status. */
-class HttpRefusal extends Error {
-  constructor(readonly answer: ErrorAnswer) {
-    super(answer.body.description);
-  }
+  return statusOfCode(error.code);
 }
 
 export function answerOf(err: unknown): ErrorAnswer {
   if (err instanceof OrderbookError) return { status: statusOf(err), body: err.toBody() };
-  if (err instanceof HttpRefusal) return err.answer;
-  if (err instanceof PayloadTooLargeError) {
-    return { status: 413, body: { errorType: 'PayloadTooLarge', description: `request body exceeds ${err.limit} bytes` } };
-  }
+  if (err instanceof PayloadTooLargeError) return answerOf(orderbookErrors.payloadTooLarge(err.limit));
   if (err instanceof RequestAbortedError) return answerOf(orderbookErrors.invalidOrderData(err.message));
   logger.error({ err }, 'unexpected failure in the order book API');
   return answerOf(orderbookErrors.internal());
 }
 
+/**
+ * What the service's listeners refuse before the order book sees a request (src/http/server.ts gives the
+ * status it answers with): the catalogue entry of that status among these, in the order book's shape.
+ */
+export const LISTENER_REFUSALS = ['MalformedRequest', 'RequestTimeout', 'HeadersTooLarge', 'NotFound'] as const satisfies readonly OrderbookErrorCode[];
+
+export function listenerRefusal(status: number, description: string): OrderbookError {
+  const code = LISTENER_REFUSALS.find((c) => statusOfCode(c) === status) ?? 'MalformedRequest';
+  return new OrderbookError(code, description);
+}
+
+/** The statuses koa and its router leave on a request nothing routed (read here, never answered as they are). */
+const UNROUTED = { methodNotAllowed: 405, notImplemented: 501, notFound: 404 } as const;
+
 export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
   try {
     await next();
-    // The router answers 501 (no body) for a method it implements nowhere (TRACE, PROPFIND, ...): to a
-    // client that is the same mistake as a method this path does not take.
-    if (ctx.status === 405 || ctx.status === 501) {
+    // The router answers 405 for a method this path does not take, and 501 (no body) for a method it
+    // implements nowhere (TRACE, PROPFIND, ...): to a client both are the same mistake.
+    if (ctx.status === UNROUTED.methodNotAllowed || ctx.status === UNROUTED.notImplemented) {
       const allow = ctx.response.get('Allow');
       if (!allow) throw orderbookErrors.notFound(`route ${ctx.method} ${ctx.path}`);
-      const description = `${ctx.method} is not allowed here; allowed: ${allow}`;
-      throw new HttpRefusal({ status: 405, body: { errorType: 'MethodNotAllowed', description } });
+      throw orderbookErrors.methodNotAllowed(ctx.method, allow);
     }
-    if (ctx.status === 404 && ctx.body === undefined) throw orderbookErrors.notFound(`route ${ctx.method} ${ctx.path}`);
+    if (ctx.status === UNROUTED.notFound && ctx.body === undefined) throw orderbookErrors.notFound(`route ${ctx.method} ${ctx.path}`);
   } catch (err) {
     const answer = answerOf(err);
     ctx.status = answer.status;

@@ -9,25 +9,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpPart } from '../../http/server.js';
 import type { AccessRefusal } from '../../access/errors.js';
 import { sendJson } from '../../http/io.js';
-import { answerOf, type ErrorAnswer } from './errors.js';
+import { orderbookErrors, type OrderbookError } from '../domain/errors.js';
+import { answerOf, listenerRefusal, type ErrorAnswer } from './errors.js';
 import { isOperatorRoute, routeCost, type ApiCosts } from './route-costs.js';
 
 /** What answers /api/... now: the running order book's handler, or the answer that says why there is none. */
 export type OrderbookNow =
   | { handler(req: IncomingMessage, res: ServerResponse): Promise<void> }
-  | { absent: ErrorAnswer };
+  | { absent: OrderbookError };
 
-/** errorTypes of refusals made before the order book saw the request. */
-const REFUSAL_TYPES: Record<number, string> = {
-  400: 'MalformedRequest',
-  401: 'Unauthorized',
-  408: 'RequestTimeout',
-  421: 'MisdirectedRequest',
-  429: 'TooManyRequests',
-  431: 'HeadersTooLarge',
-};
+/** errorTypes of the access layer's refusals. */
+const ACCESS_TYPES: Record<AccessRefusal['kind'], string> = { unauthorized: 'Unauthorized', misdirected: 'MisdirectedRequest', rateLimited: 'TooManyRequests' };
 
-const refusalBody = (status: number, description: string) => JSON.stringify({ errorType: REFUSAL_TYPES[status] ?? 'BadRequest', description });
+const refusalBody = (status: number, description: string) => JSON.stringify(listenerRefusal(status, description).toBody());
 
 function send(res: ServerResponse, answer: ErrorAnswer): void {
   if (!res.headersSent) sendJson(res, answer.status, JSON.stringify(answer.body));
@@ -39,13 +33,12 @@ export function orderbookFront(now: () => OrderbookNow, costs: ApiCosts): HttpPa
     serve(req: IncomingMessage, res: ServerResponse): void | Promise<void> {
       const book = now();
       if ('handler' in book) return book.handler(req, res);
-      send(res, book.absent);
+      send(res, answerOf(book.absent));
     },
     fail: (res: ServerResponse, err: unknown) => send(res, answerOf(err)),
-    unavailable: (res: ServerResponse) =>
-      send(res, { status: 503, body: { errorType: 'ServiceUnavailable', description: 'the service is starting' } }),
+    unavailable: (res: ServerResponse) => send(res, answerOf(orderbookErrors.unavailable('the service is starting'))),
     refusalBody,
-    accessRefusalBody: (refusal: AccessRefusal) => refusalBody(refusal.status, refusal.message),
+    accessRefusalBody: (refusal: AccessRefusal) => JSON.stringify({ errorType: ACCESS_TYPES[refusal.kind], description: refusal.message }),
     keyOf: (req: IncomingMessage) => {
       const header = req.headers['x-api-key'];
       return typeof header === 'string' && header !== '' ? header : undefined;

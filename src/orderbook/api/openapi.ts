@@ -1,8 +1,11 @@
 /**
  * GET /api/v1/openapi.json: the order book API as OpenAPI 3.1, whose JSON Schema dialect is the one of
  * schemas/: bodies, answers and query parameters come from the same schema files the API validates with.
+ * Each operation names the errorTypes it can give; their statuses, and what each means, come from the
+ * error catalogue (domain/errors.ts), so that the document cannot disagree with the answers.
  */
 import { inlinedSchema } from '../../shared/schemas.js';
+import { ORDERBOOK_ERRORS, errorTypeOf, statusOfCode, type OrderbookErrorCode } from '../domain/errors.js';
 
 const COMPONENTS: Record<string, string> = {
   OrderCreation: 'orderbook/order-creation.schema.json',
@@ -31,7 +34,34 @@ const eventStream = (description: string) => ({ description, content: { 'text/ev
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
-const error = (description: string) => ({ description, ...json(ref('Error')) });
+
+/** Every operation may also give these: the order book is starting or down, or failed itself. */
+const EVERY_OPERATION: OrderbookErrorCode[] = ['ServiceUnavailable', 'InternalServerError'];
+/** A JSON body that is not JSON, is nested too deep, is not sent as application/json, or is too large. */
+const BODY: OrderbookErrorCode[] = ['InvalidOrderData', 'PayloadTooLarge'];
+/** A query parameter the operation does not take, or one given twice. */
+const QUERY: OrderbookErrorCode[] = ['InvalidOrderData'];
+/** What any path may be answered, whatever its operations: a method it does not take, a route none has, an unreadable request. */
+const ANY_PATH: OrderbookErrorCode[] = ['MethodNotAllowed', 'NotFound', 'MalformedRequest', 'RequestTimeout', 'HeadersTooLarge'];
+
+/** The answer of some catalogue entries of one status: an Error whose errorType is one of theirs. */
+function errorAnswer(codes: readonly OrderbookErrorCode[]): object {
+  const errorTypes = [...new Set(codes.map(errorTypeOf))];
+  return {
+    description: codes.map((code) => `${errorTypeOf(code)}: ${ORDERBOOK_ERRORS[code].message}`).join('; '),
+    ...json({ allOf: [ref('Error'), { properties: { errorType: { enum: errorTypes } } }] }),
+  };
+}
+
+/** An operation's error answers by status: the entries it names, and those every operation may give. */
+function refusals(...codes: OrderbookErrorCode[]): Record<number, object> {
+  const byStatus = new Map<number, OrderbookErrorCode[]>();
+  for (const code of new Set([...codes, ...EVERY_OPERATION])) {
+    const status = statusOfCode(code);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [status, errorAnswer(list)]));
+}
 const arrayOf = (name: string) => ({ type: 'array', items: ref(name) });
 
 /** Query parameters from a query schema's properties. */
@@ -59,7 +89,7 @@ function todaysPaths(): Record<string, object> {
     responses: {
       200: { description: 'Already known; the hash', ...json(primitive('hash32')) },
       201: { description: 'Registered; the hash', ...json(primitive('hash32')) },
-      400: error('AppDataInvalid, AppDataHashMismatch, InvalidAppDataHash'),
+      ...refusals(...BODY, 'MissingOrderData', 'AppDataInvalid', 'AppDataHashMismatch', 'InvalidAppDataHash'),
     },
   });
   return {
@@ -69,8 +99,17 @@ function todaysPaths(): Record<string, object> {
         requestBody: { required: true, ...json(ref('OrderQuoteRequest')) },
         responses: {
           200: { description: 'Quote', ...json(ref('OrderQuoteResponse')) },
-          400: error('SameBuyAndSellToken, SellAmountDoesNotCoverFee, InsufficientValidTo, InvalidAppData, AppDataHashMismatch, ...'),
-          404: error('NoLiquidity: a token cannot be priced'),
+          ...refusals(
+            ...BODY,
+            'MissingOrderData',
+            'SameBuyAndSellToken',
+            'ZeroAmount',
+            'SellAmountDoesNotCoverFee',
+            'InsufficientValidTo',
+            'InvalidAppData',
+            'AppDataHashMismatch',
+            'NoLiquidity',
+          ),
         },
       },
     },
@@ -79,7 +118,7 @@ function todaysPaths(): Record<string, object> {
       parameters: [hashParameter],
       get: {
         summary: 'The full app data document of a hash.',
-        responses: { 200: { description: 'Document', ...json(ref('AppDataObject')) }, 400: error('InvalidAppDataHash'), 404: error('NotFound') },
+        responses: { 200: { description: 'Document', ...json(ref('AppDataObject')) }, ...refusals('InvalidAppDataHash', 'NotFound') },
       },
       put: putAppData('Register a full app data document under its hash.'),
     },
@@ -89,7 +128,7 @@ function todaysPaths(): Record<string, object> {
         requestBody: { required: true, ...json({ type: 'array', maxItems: 128, items: primitive('orderUid') }) },
         responses: {
           200: { description: 'Orders', ...json({ type: 'array', items: { type: 'object', properties: { order: ref('Order') } } }) },
-          400: error('Not an array of at most 128 UIDs'),
+          ...refusals(...BODY),
         },
       },
     },
@@ -97,52 +136,52 @@ function todaysPaths(): Record<string, object> {
       parameters: [uidParameter()],
       get: {
         summary: 'The order status as the competition sees it.',
-        responses: { 200: { description: 'Status', ...json(ref('CompetitionOrderStatus')) }, 400: error('Bad UID'), 404: error('OrderNotFound') },
+        responses: { 200: { description: 'Status', ...json(ref('CompetitionOrderStatus')) }, ...refusals('InvalidOrderUid', 'OrderNotFound') },
       },
     },
     '/api/v1/account/{owner}/orders': {
       parameters: [pathParameter('owner', 'address'), ...queryParameters('orderbook/queries/page-query.schema.json')],
       get: {
         summary: "An owner's orders, newest first (limit default 10, 1 to 1000).",
-        responses: { 200: { description: 'Orders', ...json(arrayOf('Order')) }, 400: error('InvalidAddress, InvalidLimit') },
+        responses: { 200: { description: 'Orders', ...json(arrayOf('Order')) }, ...refusals(...QUERY, 'InvalidAddress', 'InvalidLimit') },
       },
     },
     '/api/v2/trades': {
       get: {
         summary: 'Trades, newest first, of exactly one owner or order (limit default 10, 1 to 1000).',
         parameters: queryParameters('orderbook/queries/trades-v2-query.schema.json'),
-        responses: { 200: { description: 'Trades', ...json(arrayOf('Trade')) }, 400: error('InvalidTradeFilter, InvalidLimit') },
+        responses: { 200: { description: 'Trades', ...json(arrayOf('Trade')) }, ...refusals(...QUERY, 'InvalidTradeFilter', 'InvalidLimit') },
       },
     },
     '/api/v1/transactions/{txHash}/orders': {
       parameters: [pathParameter('txHash', 'hash32')],
       get: {
         summary: 'The orders a settlement transaction traded.',
-        responses: { 200: { description: 'Orders', ...json(arrayOf('Order')) }, 400: error('InvalidTxHash') },
+        responses: { 200: { description: 'Orders', ...json(arrayOf('Order')) }, ...refusals('InvalidTxHash') },
       },
     },
     '/api/v1/token/{token}/native_price': {
       parameters: [pathParameter('token', 'address')],
       get: {
         summary: 'Native token atoms per atom of the token.',
-        responses: { 200: { description: 'Price', ...json(ref('NativePriceResponse')) }, 400: error('InvalidAddress'), 404: error('NoLiquidity') },
+        responses: { 200: { description: 'Price', ...json(ref('NativePriceResponse')) }, ...refusals('InvalidAddress', 'NoLiquidity') },
       },
     },
     '/api/v1/users/{address}/total_surplus': {
       parameters: [pathParameter('address', 'address')],
       get: {
         summary: "The surplus of the user's newest 1000 trades over their limit prices, in native token atoms.",
-        responses: { 200: { description: 'Surplus', ...json(ref('TotalSurplus')) }, 400: error('InvalidAddress') },
+        responses: { 200: { description: 'Surplus', ...json(ref('TotalSurplus')) }, ...refusals('InvalidAddress') },
       },
     },
     '/api/v1/auction': {
       get: {
         summary: 'The current batch for solvers; ETag and If-None-Match as solvable_orders.',
-        responses: { 200: { description: 'Auction', ...json(ref('Auction')) }, 304: { description: 'Not modified' } },
+        responses: { 200: { description: 'Auction', ...json(ref('Auction')) }, 304: { description: 'Not modified' }, ...refusals() },
       },
     },
     '/api/v1/version': {
-      get: { summary: "The service's version.", responses: { 200: { description: 'Version', content: { 'text/plain': {} } } } },
+      get: { summary: "The service's version.", responses: { 200: { description: 'Version', content: { 'text/plain': {} } }, ...refusals() } },
     },
   };
 }
@@ -170,7 +209,7 @@ export function openApiDocument(): object {
               headers: { Link: { description: 'The next page, when there may be one: `</api/v1/orders?…&cursor=…>; rel="next"` (RFC 8288).', schema: { type: 'string' } } },
               ...json(arrayOf('Order')),
             },
-            400: error('Bad query'),
+            ...refusals(...QUERY),
           },
         },
         post: {
@@ -178,8 +217,27 @@ export function openApiDocument(): object {
           requestBody: { required: true, ...json(ref('OrderCreation')) },
           responses: {
             201: { description: 'The order UID', ...json(inlinedSchema('orderbook/primitives.schema.json#/$defs/orderUid')) },
-            400: error('Invalid order (errorType says why)'),
-            413: error('Body too large'),
+            ...refusals(
+              ...BODY,
+              'MissingOrderData',
+              'ZeroAmount',
+              'SameBuyAndSellToken',
+              'InsufficientValidTo',
+              'ExcessiveValidTo',
+              'SellAmountOverflow',
+              'InvalidSignature',
+              'InvalidEip1271Signature',
+              'MissingFrom',
+              'WrongOwner',
+              'DuplicatedOrder',
+              'InsufficientFee',
+              'InsufficientBalance',
+              'InsufficientAllowance',
+              'InvalidAppData',
+              'AppDataHashMismatch',
+              'QuoteNotFound',
+              'InvalidQuote',
+            ),
           },
         },
         delete: {
@@ -187,9 +245,7 @@ export function openApiDocument(): object {
           requestBody: { required: true, ...json(ref('OrderCancellations')) },
           responses: {
             200: { description: 'Cancelled', ...json({ const: 'Cancelled' }) },
-            400: error('Invalid body or signature, or an order cannot be cancelled'),
-            401: error('WrongOwner: an order is not the signer\'s'),
-            404: error('OrderNotFound: nothing was cancelled'),
+            ...refusals(...BODY, 'MissingOrderData', 'InvalidSignature', 'OrderNotFound', 'CancellationWrongOwner', 'AlreadyCancelled', 'OrderFullyExecuted', 'OrderExpired', 'OnChainOrder'),
           },
         },
       },
@@ -198,16 +254,14 @@ export function openApiDocument(): object {
         parameters: [uidParameter()],
         get: {
           summary: 'One order.',
-          responses: { 200: { description: 'The order', ...json(ref('Order')) }, 400: error('Bad UID'), 404: error('OrderNotFound') },
+          responses: { 200: { description: 'The order', ...json(ref('Order')) }, ...refusals('InvalidOrderUid', 'OrderNotFound') },
         },
         delete: {
           summary: 'Cancel an order with a signed OrderCancellation; the answer has an empty body.',
           requestBody: { required: true, ...json(ref('OrderCancellation')) },
           responses: {
             200: { description: 'Cancelled' },
-            400: error('Invalid cancellation, or the order cannot be cancelled'),
-            401: error('WrongOwner: signed by someone other than the owner'),
-            404: error('OrderNotFound'),
+            ...refusals(...BODY, 'MissingOrderData', 'InvalidOrderUid', 'InvalidSignature', 'OrderNotFound', 'CancellationWrongOwner', 'AlreadyCancelled', 'OrderFullyExecuted', 'OrderExpired', 'OnChainOrder'),
           },
         },
       },
@@ -215,20 +269,20 @@ export function openApiDocument(): object {
         parameters: [uidParameter()],
         get: {
           summary: "The order's events, oldest first (for auditors).",
-          responses: { 200: { description: 'Events', ...json(arrayOf('StoredEvent')) }, 404: error('OrderNotFound') },
+          responses: { 200: { description: 'Events', ...json(arrayOf('StoredEvent')) }, ...refusals('InvalidOrderUid', 'OrderNotFound') },
         },
       },
       '/api/v1/solvable_orders': {
         get: {
           summary: 'Orders solvers should solve now. Answers carry an ETag; If-None-Match gives 304 when unchanged.',
-          responses: { 200: { description: 'Orders', ...json(arrayOf('Order')) }, 304: { description: 'Not modified' } },
+          responses: { 200: { description: 'Orders', ...json(arrayOf('Order')) }, 304: { description: 'Not modified' }, ...refusals() },
         },
       },
       '/api/v1/trades': {
         get: {
           summary: 'Trades, oldest first, paginated (limit default 100, at most 1000).',
           parameters: queryParameters('orderbook/queries/trades-query.schema.json'),
-          responses: { 200: { description: 'Trades', ...json(arrayOf('Trade')) }, 400: error('Bad query') },
+          responses: { 200: { description: 'Trades', ...json(arrayOf('Trade')) }, ...refusals(...QUERY) },
         },
       },
       '/api/v1/tokens/{sellToken}/fee': {
@@ -239,19 +293,18 @@ export function openApiDocument(): object {
           summary: 'The fee for placing an order selling this token.',
           responses: {
             200: { description: 'Fee', ...json(ref('FeeInformation')) },
-            400: error('Bad address'),
-            404: error('NotFound: the token cannot be priced'),
+            ...refusals('InvalidOrderData', 'NotFound'),
           },
         },
       },
       '/api/v1/domain': {
-        get: { summary: 'The EIP-712 domain orders are signed in.', responses: { 200: { description: 'Domain', ...json(ref('Domain')) } } },
+        get: { summary: 'The EIP-712 domain orders are signed in.', responses: { 200: { description: 'Domain', ...json(ref('Domain')) }, ...refusals() } },
       },
       '/api/v1/events': {
         get: {
           summary: 'The global event log, a page at a time (for auditors).',
           parameters: queryParameters('orderbook/queries/events-query.schema.json'),
-          responses: { 200: { description: 'Events', ...json(arrayOf('StoredEvent')) }, 400: error('Bad query') },
+          responses: { 200: { description: 'Events', ...json(arrayOf('StoredEvent')) }, ...refusals(...QUERY) },
         },
       },
       '/api/v1/events/stream': {
@@ -265,7 +318,7 @@ export function openApiDocument(): object {
             ...queryParameters('orderbook/queries/event-stream-query.schema.json'),
             { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^[0-9]{1,15}$' } },
           ],
-          responses: { 200: eventStream('StoredEvent items, one per event'), 400: error('Bad query or Last-Event-ID') },
+          responses: { 200: eventStream('StoredEvent items, one per event'), ...refusals(...QUERY) },
         },
       },
       '/api/v1/solver/stream': {
@@ -274,13 +327,13 @@ export function openApiDocument(): object {
             "Server-Sent Events telling when a solver's view changes: first each view's current id, then one " +
             'event per change, named after the view, with data {view, id}; for solvable_orders the id is the ETag ' +
             'of GET /solvable_orders (to send as If-None-Match).',
-          responses: { 200: eventStream('View changes') },
+          responses: { 200: eventStream('View changes'), ...refusals() },
         },
       },
       '/api/v1/projections': {
         get: {
           summary: 'Checkpoint and digest of every read model, to compare with `npm run replay`.',
-          responses: { 200: { description: 'Status', ...json(ref('ProjectionsStatus')) } },
+          responses: { 200: { description: 'Status', ...json(ref('ProjectionsStatus')) }, ...refusals() },
         },
       },
       '/api/v1/projections/replay': {
@@ -290,13 +343,15 @@ export function openApiDocument(): object {
             'position of the live ones and compares the digests. One replay runs at a time.',
           responses: {
             200: { description: 'The comparison', ...json(ref('ReplayVerification')) },
-            503: error('The read models kept moving; try again'),
+            ...refusals(),
           },
         },
       },
     },
     components: {
       schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, file]) => [name, inlinedSchema(file)])),
+      // What any path may be answered, named by errorType.
+      responses: Object.fromEntries(ANY_PATH.map((code) => [errorTypeOf(code), errorAnswer([code])])),
     },
   };
   return document;

@@ -27,6 +27,9 @@ interface PendingRead {
  */
 interface Known {
   amount: bigint;
+  /** What `amount` is the smaller of (both 0 when unreadable). */
+  balance: bigint;
+  allowance: bigint;
   /** Why the token did not answer for this owner at that read (its amount then counts as 0), if it did not. */
   unreadable?: string;
   read: number;
@@ -79,6 +82,11 @@ export class ChainBalances implements SpendableBalances {
 
   get(owner: string, token: string): bigint | undefined {
     return this.amounts.get(ownerTokenKey(owner, token))?.amount;
+  }
+
+  funds(owner: string, token: string): { balance: bigint; allowance: bigint } | undefined {
+    const known = this.amounts.get(ownerTokenKey(owner, token));
+    return known && { balance: known.balance, allowance: known.allowance };
   }
 
   atHead(owner: string, token: string): bigint | undefined {
@@ -170,17 +178,17 @@ export class ChainBalances implements SpendableBalances {
     const started = { read: ++this.reads, epoch: this.epoch };
     const result = await readSpendable(this.rpc, this.vaultRelayer, pairs, { block, gas: this.callGas });
     let changed = false;
-    for (const [key, { spendable: amount }] of result.amounts) {
+    for (const [key, { spendable: amount, balance, allowance }] of result.amounts) {
       const known = this.amounts.get(key);
       if (known && known.read > started.read) continue;
-      this.amounts.set(key, { amount, ...started, block: result.block });
+      this.amounts.set(key, { amount, balance, allowance, ...started, block: result.block });
       if (known?.amount !== amount) changed = true;
       if (known?.unreadable) this.logger.info({ pair: key }, 'balance readable again');
     }
     for (const [key, { reason }] of result.unreadable) {
       const known = this.amounts.get(key);
       if (known && known.read > started.read) continue;
-      this.amounts.set(key, { amount: 0n, unreadable: reason, ...started, block: result.block });
+      this.amounts.set(key, { amount: 0n, balance: 0n, allowance: 0n, unreadable: reason, ...started, block: result.block });
       if (known?.amount !== 0n) changed = true;
       if (!known?.unreadable) this.logger.warn({ pair: key, reason }, 'balance unreadable: its orders are not solvable until it reads again');
     }

@@ -79,6 +79,11 @@ export interface SpendableBalances {
   atHead(owner: string, token: string): bigint | undefined;
   /** Reads the amount at the node's newest block now (for order creation) and remembers it; rejects when the chain cannot be read. */
   fetch(owner: string, token: string): Promise<bigint>;
+  /**
+   * The balance and the allowance the amount known now is the smaller of, read together with it (no call):
+   * a refused order is told which of the two is short. Absent, or undefined: not known.
+   */
+  funds?(owner: string, token: string): { balance: bigint; allowance: bigint } | undefined;
   /** The (owner, token) pairs to keep current on new blocks: those of the open orders. */
   track(pairs: Iterable<readonly [owner: string, token: string]>): void;
   onChange(listener: () => void): () => void;

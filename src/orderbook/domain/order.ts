@@ -183,18 +183,29 @@ export function checkFee(order: OrderData, minimalFee: bigint, feeRatioBps = 0):
   if (order.feeAmount < required) throw orderbookErrors.insufficientFee(order.feeAmount, required);
 }
 
+/** What an owner's spendable amount of a token is the smaller of. */
+export interface Funds {
+  balance: bigint;
+  /** To the vault relayer. */
+  allowance: bigint;
+}
+
 /**
- * InsufficientBalance when `available` (min(balanceOf, allowance to the vault relayer) of the sell token)
- * cannot fund the order: a fill-or-kill order needs sellAmount + feeAmount, a partially fillable one any
- * non-zero amount. Presign orders are not checked, as in CoW's order book: the owner may fund them before
- * the presignature transaction.
+ * A refusal when `available` (min(balanceOf, allowance to the vault relayer) of the sell token) cannot fund
+ * the order: a fill-or-kill order needs sellAmount + feeAmount, a partially fillable one any non-zero
+ * amount. As in CoW's order book, it is InsufficientAllowance when the balance (`funds`, from the same
+ * read) would fund it and only the allowance is short, else InsufficientBalance. Presign orders are not
+ * checked, as in CoW's order book: the owner may fund them before the presignature transaction.
  */
 export function checkBalance(
   order: OrderData & { signingScheme: SigningScheme },
   available: bigint,
+  funds?: Funds,
 ): void {
-  if (order.signingScheme === 'presign') return;
-  if (!canFund(order, available)) throw orderbookErrors.insufficientBalance(neededToPlace(order), available);
+  if (order.signingScheme === 'presign' || canFund(order, available)) return;
+  const needed = neededToPlace(order);
+  if (funds && funds.balance >= needed && funds.allowance < needed) throw orderbookErrors.insufficientAllowance(needed, funds.allowance);
+  throw orderbookErrors.insufficientBalance(needed, available);
 }
 
 /** Whether `available` funds the order by checkBalance's rule (presign orders aside). */

@@ -26,6 +26,9 @@ export async function gatherOrderFacts(
     // gets: the owner may have been funded in a block not reported yet.
     const atHead = chain.balances.atHead(order.owner, order.sellToken);
     facts.spendable = atHead !== undefined && canFund(order, atHead) ? atHead : await chain.balances.fetch(order.owner, order.sellToken);
+    // Read with it, kept in memory: tells a short allowance from a short balance without a call.
+    const funds = chain.balances.funds?.(order.owner, order.sellToken);
+    if (funds) facts.funds = funds;
   }
   return facts;
 }

@@ -3,9 +3,9 @@
  * command carries the chain and quote facts the decision needs, gathered before it by the use case
  * (usecases/place-order.ts; which ones, factsNeeded says), so that every refusal of a valid order is made
  * here, in CoW's order: QuoteNotFound, InvalidQuote, ExcessiveValidTo, InvalidEip1271Signature,
- * InsufficientFee, InsufficientBalance, then DuplicatedOrder.
+ * InsufficientFee, InsufficientBalance or InsufficientAllowance, then DuplicatedOrder.
  */
-import { checkBalance, checkFee, paysSignedFee, type ValidatedOrder } from '../domain/order.js';
+import { checkBalance, checkFee, paysSignedFee, type Funds, type ValidatedOrder } from '../domain/order.js';
 import { orderbookErrors } from '../domain/errors.js';
 import { orderClass } from '../domain/quote.js';
 import { checkValidToCap, type ValidityLimits } from '../domain/validity.js';
@@ -28,6 +28,8 @@ export interface OrderFacts {
   minimalFee?: bigint | null;
   /** What the owner can spend of the sell token: min(balance, allowance to the vault relayer) (all but presign orders). */
   spendable?: bigint;
+  /** The balance and allowance `spendable` is the smaller of, when the read gave them: which is short. */
+  funds?: Funds;
 }
 
 /** The configured rules an order is held to. */
@@ -83,7 +85,7 @@ export function decideCreateOrder(command: CreateOrder, state: OrderState): Orde
     const minimalFee = required(facts.minimalFee, 'minimalFee');
     if (minimalFee !== null) checkFee(order, minimalFee, rules.feeRatioBps);
   }
-  if (needed.spendable) checkBalance(order, required(facts.spendable, 'spendable'));
+  if (needed.spendable) checkBalance(order, required(facts.spendable, 'spendable'), facts.funds);
   if (state.order) throw orderbookErrors.duplicatedOrder();
   return [
     {

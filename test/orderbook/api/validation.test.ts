@@ -167,14 +167,14 @@ describe('order book API: refusals, domain and fees', function () {
     await refused(sameOrderEthsign.body, 400, 'DuplicatedOrder');
   });
 
-  it('InsufficientBalance for an owner without the sell token or without allowance', async () => {
+  it('InsufficientBalance for an owner without the sell token, InsufficientAllowance for one without allowance', async () => {
     const poor = await h.trader();
     const signed = await signOrder(poor, h.domain, params());
     await refused(signed.body, 400, 'InsufficientBalance');
     const noAllowance = await h.trader();
     const { testToken, mined } = await import('../../support/solver.js');
     await mined(testToken(TKA, noAllowance).mint(noAllowance.address, e18(100)));
-    await refused((await signOrder(noAllowance, h.domain, params())).body, 400, 'InsufficientBalance');
+    await refused((await signOrder(noAllowance, h.domain, params())).body, 400, 'InsufficientAllowance');
     // Enough for the sell amount but not for sell amount + fee (a fee above TKA's minimal fee).
     await refused(await body({ sellAmount: e18(999.5), feeAmount: e18(1) }), 400, 'InsufficientBalance');
   });

@@ -249,6 +249,18 @@ describe('orderbook fee and balance rules', () => {
     checkBalance(await validated({}, 'presign'), 0n);
   });
 
+  it("tells a short allowance from a short balance as CoW's order book does: the balance first", async () => {
+    const fillOrKill = await validated(); // needs 1010
+    checkBalance(fillOrKill, 1010n, { balance: 5000n, allowance: 1010n });
+    assertRefused(() => checkBalance(fillOrKill, 1009n, { balance: 5000n, allowance: 1009n }), 400, 'InsufficientAllowance', /allows the vault relayer 1009 .* 1010/);
+    assertRefused(() => checkBalance(fillOrKill, 1009n, { balance: 1009n, allowance: 5000n }), 400, 'InsufficientBalance');
+    assertRefused(() => checkBalance(fillOrKill, 0n, { balance: 0n, allowance: 0n }), 400, 'InsufficientBalance');
+    // Funds of another read than the amount (it funded the order there) say nothing: the amount decides.
+    assertRefused(() => checkBalance(fillOrKill, 1009n, { balance: 5000n, allowance: 5000n }), 400, 'InsufficientBalance');
+    const partial = await validated({ partiallyFillable: true });
+    assertRefused(() => checkBalance(partial, 0n, { balance: 7n, allowance: 0n }), 400, 'InsufficientAllowance');
+  });
+
   it('applies the fill rule: sell orders by executedSellAmountBeforeFees, buy orders by executedBuyAmount', () => {
     const sell = { kind: 'sell' as const, sellAmount: 100n, buyAmount: 50n };
     assert.equal(isFullyExecuted(sell, { sellAmountBeforeFees: 99n, buyAmount: 1000n }), false);

@@ -89,13 +89,16 @@ describe('order book on chain: balances and solvable orders', function () {
     assert.deepEqual(((await book.get(`/orders?owner=${heidi.address}`)).json as Order[]).map((o) => o.uid), [first.uid, partial.uid]);
   });
 
-  it('refuses an unfunded fill-or-kill order (InsufficientBalance) and a partially fillable one with nothing', async () => {
+  it('refuses an unfunded fill-or-kill order (InsufficientAllowance when only the allowance is short) and a partially fillable one with nothing', async () => {
     const ivan = await book.fundedTrader(T.TKA, e18(5), e18(3));
     const tooBig = await signed(ivan, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(3) + 1n, buyAmount: e18(3) });
     const res = await book.post('/orders', tooBig.body);
     assert.equal(res.status, 400);
-    assert.equal(res.json.errorType, 'InsufficientBalance');
-    assert.match(res.json.description, new RegExp(`${e18(3)}`), 'names the spendable amount (the allowance here)');
+    assert.equal(res.json.errorType, 'InsufficientAllowance', 'the balance (5) funds it, the allowance (3) does not');
+    assert.match(res.json.description, new RegExp(`${e18(3)}`), 'names the allowance');
+    const tooBigForTheBalance = await signed(ivan, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(5) + 1n, buyAmount: e18(3) });
+    const short = await book.post('/orders', tooBigForTheBalance.body);
+    assert.deepEqual([short.status, short.json.errorType], [400, 'InsufficientBalance'], 'both short: the balance is named, as CoW does');
     assert.equal((await book.get(`/orders/${tooBig.uid}`)).status, 404, 'nothing stored');
 
     const exact = await signed(ivan, book.domain, { sellToken: T.TKA, buyToken: T.TKB, sellAmount: e18(3), buyAmount: e18(3) });

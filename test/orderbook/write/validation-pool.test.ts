@@ -18,7 +18,7 @@ function outcome(fn: () => unknown): unknown {
     return { order: fn() };
   } catch (err) {
     assert.ok(err instanceof OrderbookError, String(err));
-    return { kind: err.kind, errorType: err.errorType, description: err.description };
+    return { code: err.code, errorType: err.errorType, description: err.description };
   }
 }
 
@@ -42,7 +42,7 @@ describe('order validation on worker threads', function () {
       bodies.push(body);
     }
     bodies.push({ ...(bodies[0] as object), sellAmount: '0' }, { ...(bodies[0] as object), from: Wallet.createRandom().address }, { nonsense: true }, 'text');
-    const viaPool = await Promise.all(bodies.map((body) => pool.validate(body, CONTEXT).then((order) => ({ order }), (err: OrderbookError) => ({ kind: err.kind, errorType: err.errorType, description: err.description }))));
+    const viaPool = await Promise.all(bodies.map((body) => pool.validate(body, CONTEXT).then((order) => ({ order }), (err: OrderbookError) => ({ code: err.code, errorType: err.errorType, description: err.description }))));
     const inline = bodies.map((body) => outcome(() => validateOrderCreation(body, CONTEXT)));
     assert.deepEqual(viaPool, inline);
     assert.equal(viaPool.filter((o) => 'order' in o).length, 20);

@@ -107,8 +107,8 @@ export class ValidationPool {
       this.pending.delete(outcome.id);
       if ('order' in outcome) pending.resolve(outcome.order);
       else if ('refusal' in outcome) {
-        const { kind, errorType, description } = outcome.refusal;
-        pending.reject(new OrderbookError(kind, errorType, description));
+        const { code, description } = outcome.refusal;
+        pending.reject(new OrderbookError(code, description));
       } else pending.reject(new Error(`order validation failed: ${outcome.fault}`));
     }
   }
