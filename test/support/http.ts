@@ -1,4 +1,9 @@
-/** Plain HTTP calls for tests that check status codes and raw bodies. */
+/**
+ * Plain HTTP calls for tests that check status codes and raw bodies. Every order book refusal read here
+ * (under /api/, `{errorType, description}`) must be one its OpenAPI document declares (support/openapi.ts).
+ */
+import { undeclaredError } from './openapi.js';
+
 export interface HttpResult {
   status: number;
   headers: Headers;
@@ -15,7 +20,16 @@ export async function http(url: string, init: RequestInit = {}): Promise<HttpRes
   } catch {
     json = undefined;
   }
+  checkDeclared(init.method ?? 'GET', url, res.status, json);
   return { status: res.status, headers: res.headers, text, json };
+}
+
+/** Throws when `json` is an order book refusal its OpenAPI document does not declare for the request. */
+function checkDeclared(method: string, url: string, status: number, json: unknown): void {
+  if (typeof json !== 'object' || json === null || !('errorType' in json) || !('description' in json)) return;
+  if (!new URL(url).pathname.startsWith('/api/')) return;
+  const why = undeclaredError(method, url, status, String(json.errorType));
+  if (why) throw new Error(`undeclared order book refusal: ${why}`);
 }
 
 /** POST a JSON body (a value, serialised here, or a raw string sent as is). */
@@ -66,6 +80,11 @@ export async function request(
           json = JSON.parse(text);
         } catch {
           json = undefined;
+        }
+        try {
+          checkDeclared(options.method ?? 'GET', url, res.statusCode ?? 0, json);
+        } catch (err) {
+          return reject(err);
         }
         resolve({ status: res.statusCode ?? 0, headers, text, json });
       });

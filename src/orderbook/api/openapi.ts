@@ -41,8 +41,8 @@ const EVERY_OPERATION: OrderbookErrorCode[] = ['ServiceUnavailable', 'InternalSe
 const BODY: OrderbookErrorCode[] = ['InvalidOrderData', 'PayloadTooLarge'];
 /** A query parameter the operation does not take, or one given twice. */
 const QUERY: OrderbookErrorCode[] = ['InvalidOrderData'];
-/** What any path may be answered, whatever its operations: a method it does not take, a route none has, an unreadable request. */
-const ANY_PATH: OrderbookErrorCode[] = ['MethodNotAllowed', 'NotFound', 'MalformedRequest', 'RequestTimeout', 'HeadersTooLarge'];
+/** What any path may be answered, whatever its operations: a method it does not take, a route none has, an unreadable request, the order book starting or down. */
+const ANY_PATH: OrderbookErrorCode[] = ['MethodNotAllowed', 'NotFound', 'ServiceUnavailable', 'MalformedRequest', 'RequestTimeout', 'HeadersTooLarge'];
 
 /** The answer of some catalogue entries of one status: an Error whose errorType is one of theirs. */
 function errorAnswer(codes: readonly OrderbookErrorCode[]): object {
