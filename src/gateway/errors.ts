@@ -1,24 +1,65 @@
 /**
- * The gateway's one error type. Every failure the gateway itself produces is an RpcError carrying the HTTP
- * status of the specification's table and a JSON-RPC 2.0 error code; channels turn it into a response in
- * one place (`errorResponse`). Errors returned by an upstream are not RpcErrors: they are relayed as they
- * came (see relay.ts).
+ * The gateway's one error type and its catalogue. Every failure the gateway itself produces is an RpcError
+ * naming an entry of GATEWAY_ERRORS, the one place its HTTP statuses and JSON-RPC 2.0 codes are written
+ * (docs/gateway.md's status table is held to it by a test); errors are made by the constructors below,
+ * and channels turn them into responses in one place (`errorResponse`). Errors returned by an upstream are
+ * not RpcErrors: they are relayed as they came (see relay.ts).
  */
 import type { JsonRpcErrorObject } from '../generated/jsonrpc/response.js';
 import { PayloadTooLargeError, RequestAbortedError } from '../http/io.js';
-import { AccessRefusal } from '../access/errors.js';
+import { AccessRefusal, type RefusalKind } from '../access/errors.js';
 import { logger } from '../shared/logger.js';
 
+export interface GatewayErrorEntry {
+  /** The HTTP status of the answer (a WebSocket frame carries only the code). */
+  status: number;
+  /** The JSON-RPC error code. */
+  code: number;
+  /** When it is given, in a line. */
+  when: string;
+}
+
+/** Every refusal and failure of the gateway's own. A client's mistake is never 5xx. */
+export const GATEWAY_ERRORS = {
+  parse: { status: 400, code: -32700, when: 'the body, a WebSocket frame or the GET params is not JSON' },
+  invalidRequest: { status: 400, code: -32600, when: 'an invalid envelope, body, batch or Content-Type' },
+  invalidParams: { status: 400, code: -32602, when: 'params that do not fit the method' },
+  methodNotAllowed: { status: 404, code: -32601, when: 'a method not permitted on that channel' },
+  noSubscriptionUpstream: { status: 400, code: -32601, when: 'eth_subscribe of a kind only a WebSocket upstream serves, on a network without one' },
+  unknownNetwork: { status: 404, code: -32600, when: 'an unknown network, or a Host naming none' },
+  notFound: { status: 404, code: -32600, when: 'an unknown path' },
+  wrongHttpMethod: { status: 405, code: -32600, when: 'a wrong HTTP method (with Allow)' },
+  bodyTooLarge: { status: 413, code: -32600, when: 'a body over MAX_BODY_BYTES' },
+  upgradeRequired: { status: 426, code: -32600, when: 'a plain GET on a WebSocket address' },
+  unauthorized: { status: 401, code: -32600, when: "a missing or unknown API key where keys are required, or an operator route without the operator's credential" },
+  misdirected: { status: 421, code: -32600, when: 'a Host the service does not answer for (ALLOWED_HOSTS)' },
+  rateLimited: { status: 429, code: -32005, when: 'a rate limit spent, or the subscriptions of a connection' },
+  upstreamFailed: { status: 502, code: -32603, when: 'the upstream failed, or (REST) answered an error object' },
+  internal: { status: 500, code: -32603, when: "the gateway's own fault" },
+  starting: { status: 503, code: -32603, when: 'the service is still starting' },
+  // What the service's listeners refuse before the gateway sees the request, in its shape.
+  malformedRequest: { status: 400, code: -32600, when: 'HTTP that cannot be read, or an HTTP/1.1 request without Host' },
+  requestTimeout: { status: 408, code: -32600, when: 'a request not received in time' },
+  headersTooLarge: { status: 431, code: -32600, when: 'headers over 16 KB' },
+} as const satisfies Record<string, GatewayErrorEntry>;
+
+export type GatewayErrorName = keyof typeof GATEWAY_ERRORS;
+
 export class RpcError extends Error {
+  readonly status: number;
+  readonly code: number;
+
   constructor(
-    readonly status: number,
-    readonly code: number,
+    /** Its catalogue entry. */
+    readonly refusal: GatewayErrorName,
     message: string,
     readonly data?: unknown,
     /** Headers the HTTP answer carries besides the body (Allow for a 405). */
     readonly headers?: Record<string, string>,
   ) {
     super(message);
+    this.status = GATEWAY_ERRORS[refusal].status;
+    this.code = GATEWAY_ERRORS[refusal].code;
   }
 
   toObject(): JsonRpcErrorObject {
@@ -49,41 +90,60 @@ export class UpstreamError extends RpcError {
     /** The upstream's HTTP status, for 'http-status'. */
     readonly httpStatus?: number,
   ) {
-    super(502, -32603, `upstream ${upstream} ${detail}`);
+    super('upstreamFailed', `upstream ${upstream} ${detail}`);
   }
 }
 
 export const rpcErrors = {
-  parse: (detail: string) => new RpcError(400, -32700, `Parse error: ${detail}`),
-  invalidRequest: (detail: string) => new RpcError(400, -32600, `Invalid request: ${detail}`),
-  invalidParams: (detail: string) => new RpcError(400, -32602, `Invalid params: ${detail}`),
+  parse: (detail: string) => new RpcError('parse', `Parse error: ${detail}`),
+  invalidRequest: (detail: string) => new RpcError('invalidRequest', `Invalid request: ${detail}`),
+  invalidParams: (detail: string) => new RpcError('invalidParams', `Invalid params: ${detail}`),
+  /** A logs filter (eth_subscribe logs, eth_getLogs served from the head) that does not fit. */
+  invalidLogsFilter: (detail: string) => new RpcError('invalidParams', `invalid logs filter: ${detail}`),
+  /** params of eth_subscribe that its kind does not take. */
+  subscriptionParams: (detail: string) => new RpcError('invalidParams', detail),
   methodNotAllowed: (method: string, where: string) =>
-    new RpcError(404, -32601, `the method ${method} does not exist/is not available ${where}`),
+    new RpcError('methodNotAllowed', `the method ${method} does not exist/is not available ${where}`),
+  noSubscriptionUpstream: (kind: string, network: string) =>
+    new RpcError('noSubscriptionUpstream', `eth_subscribe ${kind} needs a WebSocket upstream; network ${network} has none`),
   unknownNetwork: (network: string, known: string[]) =>
-    new RpcError(404, -32600, `unknown network "${network}"; known networks: ${known.join(', ')}`, {
-      networks: known,
-    }),
+    new RpcError('unknownNetwork', `unknown network "${network}"; known networks: ${known.join(', ')}`, { networks: known }),
   /** POST / or /ws on the main port whose Host does not start with a network name. */
   unknownHostNetwork: (host: string | undefined, known: string[]) =>
     new RpcError(
-      404,
-      -32600,
+      'unknownNetwork',
       `the Host ${host ? `"${host}"` : '(none)'} names no network: use <network>.<domain>, one of ${known.join(', ')}`,
       { networks: known },
     ),
-  notFound: (path: string) => new RpcError(404, -32600, `no route for ${path}`),
-  upgradeRequired: () => new RpcError(426, -32600, 'this address takes a WebSocket upgrade'),
+  notFound: (path: string) => new RpcError('notFound', `no route for ${path}`),
+  upgradeRequired: () => new RpcError('upgradeRequired', 'this address takes a WebSocket upgrade'),
   wrongHttpMethod: (allowed: string[]) =>
-    new RpcError(405, -32600, `use HTTP ${allowed.join(' or ')} here`, undefined, { allow: allowed.join(', ') }),
+    new RpcError('wrongHttpMethod', `use HTTP ${allowed.join(' or ')} here`, undefined, { allow: allowed.join(', ') }),
+  /** A WebSocket handshake ws refuses: not GET (405), or no valid key or version (400). */
+  handshakeRefused: (method: string | undefined, detail: string) =>
+    method === 'GET'
+      ? new RpcError('invalidRequest', `Invalid request: WebSocket handshake refused: ${detail}`, undefined, { 'sec-websocket-version': '13, 8' })
+      : new RpcError('wrongHttpMethod', `Invalid request: WebSocket handshake refused: ${detail}`, undefined, { allow: 'GET' }),
   contentType: (got: string | undefined) =>
-    new RpcError(400, -32600, `Content-Type must be application/json, got ${got ? `"${got}"` : 'none'}`),
-  bodyTooLarge: (limit: number) => new RpcError(413, -32600, `request body exceeds ${limit} bytes`),
-  batchTooLarge: (limit: number) => new RpcError(400, -32600, `batch exceeds ${limit} requests`),
+    new RpcError('invalidRequest', `Content-Type must be application/json, got ${got ? `"${got}"` : 'none'}`),
+  bodyTooLarge: (limit: number) => new RpcError('bodyTooLarge', `request body exceeds ${limit} bytes`),
+  batchTooLarge: (limit: number) => new RpcError('invalidRequest', `batch exceeds ${limit} requests`),
   rateLimited: (detail: string, retryAfterSeconds?: number) =>
-    new RpcError(429, -32005, `rate limit exceeded: ${detail}`, retryAfterSeconds === undefined ? undefined : { retryAfterSeconds }),
-  unauthorized: (detail: string) => new RpcError(401, -32600, detail),
-  internal: () => new RpcError(500, -32603, 'Internal error'),
+    new RpcError('rateLimited', `rate limit exceeded: ${detail}`, retryAfterSeconds === undefined ? undefined : { retryAfterSeconds }),
+  tooManySubscriptions: (limit: number) => new RpcError('rateLimited', `at most ${limit} subscriptions per connection`),
+  unauthorized: (detail: string) => new RpcError('unauthorized', detail),
+  starting: () => new RpcError('starting', 'the service is starting'),
+  internal: () => new RpcError('internal', 'Internal error'),
 };
+
+/** What the service's listeners refuse before the gateway sees a request (by the status they answer with). */
+export const LISTENER_REFUSALS = ['malformedRequest', 'requestTimeout', 'headersTooLarge', 'notFound'] as const satisfies readonly GatewayErrorName[];
+
+/** A refusal of the listeners (src/http/server.ts gives its status and why) as the gateway answers it. */
+export function listenerRefusal(status: number, description: string): RpcError {
+  const refusal = LISTENER_REFUSALS.find((name) => GATEWAY_ERRORS[name].status === status) ?? 'malformedRequest';
+  return new RpcError(refusal, `Invalid request: ${description}`);
+}
 
 /**
  * The status and body for anything thrown in the gateway. What is neither an RpcError nor an oversized body
@@ -98,11 +158,15 @@ export function asRpcError(err: unknown): RpcError {
   return rpcErrors.internal();
 }
 
-/** The access layer's refusal as the gateway answers it (429 with -32005 and retryAfterSeconds). */
+/** The catalogue entry of each refusal of the access layer (src/access). */
+export const ACCESS_REFUSALS = {
+  unauthorized: 'unauthorized',
+  rateLimited: 'rateLimited',
+  misdirected: 'misdirected',
+} as const satisfies Record<RefusalKind, GatewayErrorName>;
+
+/** The access layer's refusal as the gateway answers it (a spent limit with retryAfterSeconds). */
 export function fromRefusal(refusal: AccessRefusal): RpcError {
-  if (refusal.kind === 'rateLimited') {
-    const data = refusal.retryAfterSeconds === undefined ? undefined : { retryAfterSeconds: refusal.retryAfterSeconds };
-    return new RpcError(429, -32005, refusal.message, data, refusal.headers());
-  }
-  return new RpcError(refusal.status, -32600, refusal.message, undefined, refusal.headers());
+  const data = refusal.kind === 'rateLimited' && refusal.retryAfterSeconds !== undefined ? { retryAfterSeconds: refusal.retryAfterSeconds } : undefined;
+  return new RpcError(ACCESS_REFUSALS[refusal.kind], refusal.message, data, refusal.headers());
 }

@@ -15,11 +15,11 @@ import type { Gateway } from './gateway.js';
 import type { WebSocketChannel } from './channels/websocket.js';
 import { REST_PREFIX, failRequest, serveGateway, splitRestKey, networkPathKey, type GatewayRoute } from './requests.js';
 import { errorResponse } from './jsonrpc.js';
-import { asRpcError, rpcErrors, RpcError, fromRefusal } from './errors.js';
+import { asRpcError, fromRefusal, listenerRefusal, rpcErrors, type RpcError } from './errors.js';
 import { keyOf } from './access/access.js';
 import type { AccessRefusal } from '../access/errors.js';
 
-const starting = new RpcError(503, -32603, 'the service is starting');
+const starting = rpcErrors.starting();
 
 const DOT = 0x2e;
 const COLON = 0x3a;
@@ -93,7 +93,7 @@ function upgradeGateway(
 
 /** A refusal made before the gateway saw the request (unreadable HTTP, no Host), as a JSON-RPC error. */
 function refusalBody(status: number, description: string): string {
-  return JSON.stringify(errorResponse(null, new RpcError(status, -32600, `Invalid request: ${description}`)));
+  return JSON.stringify(errorResponse(null, listenerRefusal(status, description)));
 }
 
 /** How the gateway answers what its handlers do not: failures, the service starting, early refusals. */

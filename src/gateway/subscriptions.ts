@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WsUpstream } from './upstream/ws.js';
 import type { RpcOutcome } from './jsonrpc.js';
 import type { UpstreamCall } from './upstream/types.js';
-import { RpcError } from './errors.js';
+import { rpcErrors } from './errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { HeadTracker } from './head/tracker.js';
 import type { HeadChange, TrackedBlock } from './head/chain.js';
@@ -111,7 +111,7 @@ export class SubscriptionHub {
       return { result: id };
     }
     if (kind === 'logs') {
-      if (params.length > 2) throw new RpcError(400, -32602, 'logs takes one filter object');
+      if (params.length > 2) throw rpcErrors.subscriptionParams('logs takes one filter object');
       const filter = parseLogsFilter(params[1]);
       const id = this.add(sink, { kind: 'logs' });
       this.logsClients.set(id, { sink, filter, delivered: new Set() });
@@ -213,7 +213,7 @@ export class SubscriptionHub {
 
   private async subscribeRelayed(sink: SubscriberSink, params: unknown[]): Promise<RpcOutcome> {
     if (this.options.wsUpstreams.length === 0) {
-      throw new RpcError(400, -32601, `eth_subscribe ${String(params[0])} needs a WebSocket upstream; network ${this.options.network} has none`);
+      throw rpcErrors.noSubscriptionUpstream(String(params[0]), this.options.network);
     }
     const key = JSON.stringify(params);
     let entry = this.relayed.get(key);

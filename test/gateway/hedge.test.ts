@@ -16,7 +16,7 @@ import { HttpUpstream } from '../../src/gateway/upstream/http.js';
 import { metrics } from '../../src/gateway/metrics.js';
 import { logger } from '../../src/shared/logger.js';
 import { hedgeDelayMs, mayHedge, RecentLatencies } from '../../src/gateway/failsafe/hedge.js';
-import { RpcError } from '../../src/gateway/errors.js';
+import { rpcErrors } from '../../src/gateway/errors.js';
 import type { RpcOutcome } from '../../src/gateway/jsonrpc.js';
 
 const SLOW_MS = 1_000;
@@ -118,7 +118,7 @@ describe('hedged reads', function () {
       assert.deepEqual(charged, [1], 'one hedge, one call charged');
       assert.ok(hedged.ms < SLOW_MS / 2);
 
-      const spent = () => Promise.reject(new RpcError(429, -32005, 'rate limit exceeded'));
+      const spent = () => Promise.reject(rpcErrors.rateLimited('spent'));
       await pool.send(balance, spent); // fast first
       const refused = await timed(() => pool.send(balance, spent)); // slow first: no hedge
       assert.ok(refused.ms >= SLOW_MS * 0.9, `waited for the slow upstream: ${refused.ms} ms`);

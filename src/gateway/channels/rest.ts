@@ -19,7 +19,7 @@ import {
   type CheckedRequest,
   type JsonRpcId,
 } from '../jsonrpc.js';
-import { rpcErrors, asRpcError } from '../errors.js';
+import { GATEWAY_ERRORS, rpcErrors, asRpcError } from '../errors.js';
 import { readBody, isJsonContentType, sendJson } from '../../http/io.js';
 import type { Caller } from '../access/access.js';
 
@@ -63,7 +63,8 @@ export async function handleRest(
     if (admitted) await admitted;
     checkParams(request);
     const outcome = await relay.call(request, (cost) => caller.admit(cost));
-    sendJson(res, outcome.error ? 502 : 200, serializeResponse(response(request.id, outcome)));
+    // The REST routes answer an upstream's error object with the status of an upstream failure.
+    sendJson(res, outcome.error ? GATEWAY_ERRORS.upstreamFailed.status : 200, serializeResponse(response(request.id, outcome)));
   } catch (err) {
     const error = asRpcError(err);
     sendJson(res, error.status, JSON.stringify(errorResponse(id, error)), error.headers);

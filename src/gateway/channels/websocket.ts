@@ -10,7 +10,7 @@ import { WebSocketServer, WebSocket } from 'ws';
 import type { Gateway } from '../gateway.js';
 import { performance } from 'node:perf_hooks';
 import { parseJson, errorResponse, serializeResponse, type CheckedRequest, type RpcOutcome } from '../jsonrpc.js';
-import { asRpcError, rpcErrors, RpcError } from '../errors.js';
+import { asRpcError, rpcErrors } from '../errors.js';
 import type { SubscriberSink } from '../subscriptions.js';
 import { answerBody, type AnswerContext } from './answer.js';
 import { httpAnswerContext, methodOf } from './network-http.js';
@@ -31,10 +31,8 @@ export class WebSocketChannel {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: gw.config.gateway.maxBodyBytes });
     // A handshake ws refuses (no key, wrong version, not GET) gets the gateway's JSON error, not ws's HTML.
     this.wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => {
-      const status = req.method === 'GET' ? 400 : 405;
-      const error = new RpcError(status, -32600, `Invalid request: WebSocket handshake refused: ${err.message}`);
-      const headers: Record<string, string> = status === 405 ? { allow: 'GET' } : { 'sec-websocket-version': '13, 8' };
-      endSocketWithJson(socket, status, JSON.stringify(errorResponse(null, error)), headers);
+      const error = rpcErrors.handshakeRefused(req.method, err.message);
+      endSocketWithJson(socket, error.status, JSON.stringify(errorResponse(null, error)), error.headers);
     });
     const interval = gw.config.gateway.wsPingIntervalMs;
     // One timer for all connections rather than one per connection.
@@ -85,7 +83,7 @@ export class WebSocketChannel {
         if (request.method === 'eth_subscribe') {
           // Counts the subscriptions still being made too (see subscriptionsOf): a batch cannot get past it.
           if (hub.subscriptionsOf(sink) >= limit) {
-            return Promise.reject(new RpcError(429, -32005, `at most ${limit} subscriptions per connection`));
+            return Promise.reject(rpcErrors.tooManySubscriptions(limit));
           }
           return hub.subscribe(sink, request.params);
         }

@@ -3,7 +3,7 @@
  * whether a log matches it (as geth matches: any of the addresses; per topic position null matches
  * anything, a hash that hash, an array any of its hashes).
  */
-import { RpcError } from '../errors.js';
+import { rpcErrors, type RpcError } from '../errors.js';
 
 export interface LogsFilter {
   addresses: Set<string> | undefined;
@@ -14,7 +14,7 @@ const HASH = /^0x[0-9a-fA-F]{64}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 function invalid(message: string): RpcError {
-  return new RpcError(400, -32602, `invalid logs filter: ${message}`);
+  return rpcErrors.invalidLogsFilter(message);
 }
 
 export function parseLogsFilter(raw: unknown): LogsFilter {
