@@ -11,6 +11,7 @@ import { signOrder, type OrderParams } from '../../support/orders.js';
 import { get, postOrder, startOrderbookService, TOKENS, type OrderbookHarness } from '../../support/orderbook.js';
 import { http, request, type HttpResult } from '../../support/http.js';
 import { e18 } from '../../support/onchain.js';
+import { WsClient } from '../../support/ws.js';
 
 const { TKA, TKB, TKC } = TOKENS;
 const now = () => Math.floor(Date.now() / 1000);
@@ -278,5 +279,8 @@ describe('order book API: refusals, domain and fees', function () {
     const method = await http(`${h.api}/solvable_orders`, { method: 'POST' });
     assert.equal(method.status, 405);
     assert.equal(method.json.errorType, 'MethodNotAllowed');
+    // An upgrade the order book does not take: refused by the listener, in the order book's shape.
+    const upgrade = await WsClient.refusal(`${h.api.replace('http', 'ws')}/orders`);
+    assert.deepEqual([upgrade.status, upgrade.body.errorType], [404, 'NotFound']);
   });
 });
