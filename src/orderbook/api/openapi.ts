@@ -1,11 +1,12 @@
 /**
  * GET /api/v1/openapi.json: the order book API as OpenAPI 3.1, whose JSON Schema dialect is the one of
  * schemas/: bodies, answers and query parameters come from the same schema files the API validates with.
- * Each operation names the errorTypes it can give; their statuses, and what each means, come from the
- * error catalogue (domain/errors.ts), so that the document cannot disagree with the answers.
+ * Each operation names the errorTypes it can give; their answers are made from the error catalogue
+ * (openapi-errors.ts), so that the document cannot disagree with the answers.
  */
 import { inlinedSchema } from '../../shared/schemas.js';
-import { ORDERBOOK_ERRORS, errorTypeOf, statusOfCode, type OrderbookErrorCode } from '../domain/errors.js';
+import { errorTypeOf } from '../domain/errors.js';
+import { ANY_PATH, BODY, QUERY, errorAnswer, refusals } from './openapi-errors.js';
 
 const COMPONENTS: Record<string, string> = {
   OrderCreation: 'orderbook/order-creation.schema.json',
@@ -35,33 +36,6 @@ const eventStream = (description: string) => ({ description, content: { 'text/ev
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
 
-/** Every operation may also give these: the order book is starting or down, or failed itself. */
-const EVERY_OPERATION: OrderbookErrorCode[] = ['ServiceUnavailable', 'InternalServerError'];
-/** A JSON body that is not JSON, is nested too deep, is not sent as application/json, or is too large. */
-const BODY: OrderbookErrorCode[] = ['InvalidOrderData', 'PayloadTooLarge'];
-/** A query parameter the operation does not take, or one given twice. */
-const QUERY: OrderbookErrorCode[] = ['InvalidOrderData'];
-/** What any path may be answered, whatever its operations: a method it does not take, a route none has, an unreadable request, the order book starting or down. */
-const ANY_PATH: OrderbookErrorCode[] = ['MethodNotAllowed', 'NotFound', 'ServiceUnavailable', 'MalformedRequest', 'RequestTimeout', 'HeadersTooLarge'];
-
-/** The answer of some catalogue entries of one status: an Error whose errorType is one of theirs. */
-function errorAnswer(codes: readonly OrderbookErrorCode[]): object {
-  const errorTypes = [...new Set(codes.map(errorTypeOf))];
-  return {
-    description: codes.map((code) => `${errorTypeOf(code)}: ${ORDERBOOK_ERRORS[code].message}`).join('; '),
-    ...json({ allOf: [ref('Error'), { properties: { errorType: { enum: errorTypes } } }] }),
-  };
-}
-
-/** An operation's error answers by status: the entries it names, and those every operation may give. */
-function refusals(...codes: OrderbookErrorCode[]): Record<number, object> {
-  const byStatus = new Map<number, OrderbookErrorCode[]>();
-  for (const code of new Set([...codes, ...EVERY_OPERATION])) {
-    const status = statusOfCode(code);
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  }
-  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [status, errorAnswer(list)]));
-}
 const arrayOf = (name: string) => ({ type: 'array', items: ref(name) });
 
 /** Query parameters from a query schema's properties. */
