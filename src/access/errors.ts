@@ -1,15 +1,12 @@
 /**
  * The access layer's one error type: a request refused before any part handled it. Each part answers it
  * in its own shape (a JSON-RPC error for the gateway, CoW's {errorType, description} for the order book),
- * with Retry-After when it says when to come back.
+ * with the status its error catalogue gives the kind (401, 429, 421), and Retry-After when it says when to
+ * come back.
  */
 export type RefusalKind = 'unauthorized' | 'rateLimited' | 'misdirected';
 
-const STATUS: Record<RefusalKind, number> = { unauthorized: 401, rateLimited: 429, misdirected: 421 };
-
 export class AccessRefusal extends Error {
-  readonly status: number;
-
   constructor(
     readonly kind: RefusalKind,
     message: string,
@@ -17,7 +14,6 @@ export class AccessRefusal extends Error {
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
-    this.status = STATUS[kind];
   }
 
   /** The headers the answer carries besides the body. */

@@ -8,6 +8,7 @@
 import type { JsonRpcErrorObject } from '../generated/jsonrpc/response.js';
 import { PayloadTooLargeError, RequestAbortedError } from '../http/io.js';
 import { AccessRefusal, type RefusalKind } from '../access/errors.js';
+import type { ListenerRefusal } from '../http/server.js';
 import { logger } from '../shared/logger.js';
 
 export interface GatewayErrorEntry {
@@ -136,13 +137,17 @@ export const rpcErrors = {
   internal: () => new RpcError('internal', 'Internal error'),
 };
 
-/** What the service's listeners refuse before the gateway sees a request (by the status they answer with). */
-export const LISTENER_REFUSALS = ['malformedRequest', 'requestTimeout', 'headersTooLarge', 'notFound'] as const satisfies readonly GatewayErrorName[];
+/** The catalogue entry of each refusal the service's listeners make before the gateway sees a request. */
+export const LISTENER_REFUSALS = {
+  malformedRequest: 'malformedRequest',
+  requestTimeout: 'requestTimeout',
+  headersTooLarge: 'headersTooLarge',
+  noWebSocketEndpoint: 'notFound',
+} as const satisfies Record<ListenerRefusal, GatewayErrorName>;
 
-/** A refusal of the listeners (src/http/server.ts gives its status and why) as the gateway answers it. */
-export function listenerRefusal(status: number, description: string): RpcError {
-  const refusal = LISTENER_REFUSALS.find((name) => GATEWAY_ERRORS[name].status === status) ?? 'malformedRequest';
-  return new RpcError(refusal, `Invalid request: ${description}`);
+/** A refusal of the listeners (src/http/server.ts says which, and why) as the gateway answers it. */
+export function listenerRefusal(kind: ListenerRefusal, description: string): RpcError {
+  return new RpcError(LISTENER_REFUSALS[kind], `Invalid request: ${description}`);
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { HttpPart } from '../http/server.js';
+import type { HttpPart, ListenerRefusal, PartAnswer } from '../http/server.js';
 import { endSocketWithJson } from '../http/io.js';
 import type { Gateway } from './gateway.js';
 import type { WebSocketChannel } from './channels/websocket.js';
@@ -91,17 +91,15 @@ function upgradeGateway(
   ws.upgrade(network, req, socket, head, caller);
 }
 
-/** A refusal made before the gateway saw the request (unreadable HTTP, no Host), as a JSON-RPC error. */
-function refusalBody(status: number, description: string): string {
-  return JSON.stringify(errorResponse(null, listenerRefusal(status, description)));
-}
+/** An RpcError as the listeners send it: its status and JSON-RPC body. */
+const partAnswer = (error: RpcError): PartAnswer => ({ status: error.status, body: JSON.stringify(errorResponse(null, error)) });
 
 /** How the gateway answers what its handlers do not: failures, the service starting, early refusals. */
-const answers: Pick<HttpPart, 'fail' | 'unavailable' | 'refusalBody' | 'accessRefusalBody'> = {
+const answers: Pick<HttpPart, 'fail' | 'unavailable' | 'refusal' | 'accessRefusal'> = {
   fail: (res: ServerResponse, err: unknown) => failRequest(res, err ?? rpcErrors.internal()),
   unavailable: (res: ServerResponse) => failRequest(res, starting),
-  refusalBody,
-  accessRefusalBody: (refusal: AccessRefusal) => JSON.stringify(errorResponse(null, fromRefusal(refusal))),
+  refusal: (kind: ListenerRefusal, description: string) => partAnswer(listenerRefusal(kind, description)),
+  accessRefusal: (refusal: AccessRefusal) => partAnswer(fromRefusal(refusal)),
 };
 
 /**

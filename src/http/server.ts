@@ -25,6 +25,18 @@ import { allowAnyOrigin, apiCors, securityHeaders } from './browser-policy.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/**
+ * What the listeners refuse before a part sees the request. The listeners choose no status: the part the
+ * request belongs to answers each in its own shape, with the status its error catalogue gives it.
+ */
+export type ListenerRefusal = 'malformedRequest' | 'requestTimeout' | 'headersTooLarge' | 'noWebSocketEndpoint';
+
+/** A part's answer to a refusal: its status and JSON body. */
+export interface PartAnswer {
+  status: number;
+  body: string;
+}
+
 /** A part of the service behind the listeners (the gateway, the order book). */
 export interface HttpPart {
   /** Answers a request of this part (its path and query already split). */
@@ -35,10 +47,10 @@ export interface HttpPart {
   fail(res: ServerResponse, err: unknown): void;
   /** Answers 503: the service is starting. */
   unavailable(res: ServerResponse): void;
-  /** The JSON body of a refusal made before this part saw the request. */
-  refusalBody(status: number, description: string): string;
-  /** The JSON body of the access layer's refusal (401, 421, 429) in this part's shape. */
-  accessRefusalBody(refusal: AccessRefusal): string;
+  /** A refusal made before this part saw the request, with the status and body of this part's catalogue. */
+  refusal(kind: ListenerRefusal, description: string): PartAnswer;
+  /** The access layer's refusal, with the status and body of this part's catalogue. */
+  accessRefusal(refusal: AccessRefusal): PartAnswer;
   /** Whether a request with this Host header is the part's own (the explorer then stands aside). */
   claimsHost?(host: string | undefined): boolean;
   /** The API key a request gives, where this part takes one (in its path or a header). */
@@ -99,23 +111,26 @@ function partOf(parts: Pick<ServerParts, 'gateway' | 'orderbook'>, path: string)
 function refuseUnreadable(parts: Pick<ServerParts, 'gateway' | 'orderbook'>) {
   return (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void => {
     if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const kind: ListenerRefusal =
+      err.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'malformedRequest';
     const description =
-      status === 431
+      kind === 'headersTooLarge'
         ? 'the request headers are too large'
-        : status === 408
+        : kind === 'requestTimeout'
           ? 'the request was not received in time'
           : `the HTTP request could not be parsed (${err.message.replace(/^Parse Error: /, '')})`;
     const requestLine = err.rawPacket?.subarray(0, 256).toString('latin1') ?? '';
     const path = requestLine.split(' ')[1] ?? '';
-    endSocketWithJson(socket, status, partOf(parts, path).refusalBody(status, description));
+    const answer = partOf(parts, path).refusal(kind, description);
+    endSocketWithJson(socket, answer.status, answer.body);
   };
 }
 
 /** HTTP/1.1 requires Host; Node's own refusal of a request without one has no body. */
 function refuseWithoutHost(req: IncomingMessage, res: ServerResponse, part: HttpPart): boolean {
   if (req.headers.host !== undefined || req.httpVersion !== '1.1') return false;
-  sendJson(res, 400, part.refusalBody(400, 'an HTTP/1.1 request needs a Host header'), { connection: 'close' });
+  const answer = part.refusal('malformedRequest', 'an HTTP/1.1 request needs a Host header');
+  sendJson(res, answer.status, answer.body, { connection: 'close' });
   return true;
 }
 
@@ -170,7 +185,8 @@ function refuse(res: ServerResponse, part: HttpPart, err: unknown): void {
   const req = res.req;
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
   const headers = err.headers();
-  sendJson(res, err.status, part.accessRefusalBody(err), hasBody && !req.complete ? { ...headers, connection: 'close' } : headers);
+  const answer = part.accessRefusal(err);
+  sendJson(res, answer.status, answer.body, hasBody && !req.complete ? { ...headers, connection: 'close' } : headers);
 }
 
 /**
@@ -222,7 +238,8 @@ function admit(access: AccessLayer, req: IncomingMessage, res: ServerResponse, p
 function refuseUpgrade(access: AccessLayer, req: IncomingMessage, socket: Duplex, path: string, part: HttpPart): Promise<boolean> | boolean {
   const fail = (err: unknown): true => {
     if (!(err instanceof AccessRefusal)) throw err;
-    endSocketWithJson(socket, err.status, part.accessRefusalBody(err), err.headers());
+    const answer = part.accessRefusal(err);
+    endSocketWithJson(socket, answer.status, answer.body, err.headers());
     return true;
   };
   try {
@@ -240,7 +257,10 @@ function onUpgrade(access: AccessLayer, partFor: (path: string) => HttpPart) {
     const part = partFor(path);
     const go = (refused: boolean) => {
       if (refused) return;
-      if (!part.upgrade) return endSocketWithJson(socket, 404, part.refusalBody(404, `no WebSocket endpoint at ${path}`));
+      if (!part.upgrade) {
+        const answer = part.refusal('noWebSocketEndpoint', `no WebSocket endpoint at ${path}`);
+        return endSocketWithJson(socket, answer.status, answer.body);
+      }
       part.upgrade(req, socket, head, path);
     };
     let refused: Promise<boolean> | boolean;

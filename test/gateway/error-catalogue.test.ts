@@ -60,7 +60,7 @@ describe('the gateway error catalogue', () => {
     assert.deepEqual(NAMES.filter((n) => GATEWAY_ERRORS[n].status >= 500).sort(), ['internal', 'starting', 'upstreamFailed']);
   });
 
-  it('makes every entry with a constructor (the listener refusals by status, upstream failures as UpstreamError)', () => {
+  it('makes every entry with a constructor (the listener and access refusals by kind, upstream failures as UpstreamError)', () => {
     const made_ = new Set<GatewayErrorName>();
     for (const name of Object.keys(rpcErrors) as (keyof typeof rpcErrors)[]) {
       const err = made(name);
@@ -68,11 +68,15 @@ describe('the gateway error catalogue', () => {
       assert.deepEqual([err.status, err.code], [GATEWAY_ERRORS[err.refusal].status, GATEWAY_ERRORS[err.refusal].code], name);
       made_.add(err.refusal);
     }
-    for (const name of LISTENER_REFUSALS) {
-      const err = listenerRefusal(GATEWAY_ERRORS[name].status, 'why');
-      assert.equal(err.status, GATEWAY_ERRORS[name].status, name);
+    for (const kind of Object.keys(LISTENER_REFUSALS) as (keyof typeof LISTENER_REFUSALS)[]) {
+      const err = listenerRefusal(kind, 'why');
+      assert.equal(err.refusal, LISTENER_REFUSALS[kind], kind);
       made_.add(err.refusal);
     }
+    assert.deepEqual(
+      (['malformedRequest', 'requestTimeout', 'headersTooLarge', 'noWebSocketEndpoint'] as const).map((kind) => listenerRefusal(kind, 'why').status),
+      [400, 408, 431, 404],
+    );
     made_.add(new UpstreamError('timeout', 'u1', 'timed out').refusal);
     for (const kind of Object.keys(ACCESS_REFUSALS) as (keyof typeof ACCESS_REFUSALS)[]) {
       const err = fromRefusal(new AccessRefusal(kind, 'refused', kind === 'rateLimited' ? 3 : undefined));
@@ -90,7 +94,7 @@ describe('the gateway error catalogue', () => {
     const files = [...sources(repoPath('src', 'gateway')), ...sources(repoPath('src', 'http'))].filter((p) => !p.endsWith(join('gateway', 'errors.ts')));
     const text = files.map((path) => readFileSync(path, 'utf8')).join('\n');
     assert.doesNotMatch(text, /new RpcError\(/, 'RpcErrors are made in errors.ts only');
-    const raised = new Set<GatewayErrorName>([...LISTENER_REFUSALS, ...Object.values(ACCESS_REFUSALS), 'upstreamFailed']);
+    const raised = new Set<GatewayErrorName>([...Object.values(LISTENER_REFUSALS), ...Object.values(ACCESS_REFUSALS), 'upstreamFailed']);
     for (const name of Object.keys(rpcErrors) as (keyof typeof rpcErrors)[]) {
       if (new RegExp(`rpcErrors\\.${name}\\b`).test(text)) raised.add(made(name).refusal);
     }

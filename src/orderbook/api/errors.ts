@@ -9,6 +9,8 @@ import type { Context, Next } from 'koa';
 import { OrderbookError, orderbookErrors, statusOfCode, type OrderbookErrorCode } from '../domain/errors.js';
 import type { OrderbookErrorBody } from '../../generated/orderbook/error.js';
 import { PayloadTooLargeError, RequestAbortedError } from '../../http/io.js';
+import type { ListenerRefusal } from '../../http/server.js';
+import { AccessRefusal, type RefusalKind } from '../../access/errors.js';
 import { logger } from '../../shared/logger.js';
 
 export interface ErrorAnswer {
@@ -25,19 +27,34 @@ export function answerOf(err: unknown): ErrorAnswer {
   if (err instanceof OrderbookError) return { status: statusOf(err), body: err.toBody() };
   if (err instanceof PayloadTooLargeError) return answerOf(orderbookErrors.payloadTooLarge(err.limit));
   if (err instanceof RequestAbortedError) return answerOf(orderbookErrors.invalidOrderData(err.message));
+  if (err instanceof AccessRefusal) return answerOf(accessRefusal(err));
   logger.error({ err }, 'unexpected failure in the order book API');
   return answerOf(orderbookErrors.internal());
 }
 
-/**
- * What the service's listeners refuse before the order book sees a request (src/http/server.ts gives the
- * status it answers with): the catalogue entry of that status among these, in the order book's shape.
- */
-export const LISTENER_REFUSALS = ['MalformedRequest', 'RequestTimeout', 'HeadersTooLarge', 'NotFound'] as const satisfies readonly OrderbookErrorCode[];
+/** The catalogue entry of each refusal the service's listeners make before the order book sees a request. */
+export const LISTENER_REFUSALS = {
+  malformedRequest: 'MalformedRequest',
+  requestTimeout: 'RequestTimeout',
+  headersTooLarge: 'HeadersTooLarge',
+  noWebSocketEndpoint: 'NotFound',
+} as const satisfies Record<ListenerRefusal, OrderbookErrorCode>;
 
-export function listenerRefusal(status: number, description: string): OrderbookError {
-  const code = LISTENER_REFUSALS.find((c) => statusOfCode(c) === status) ?? 'MalformedRequest';
-  return new OrderbookError(code, description);
+/** The catalogue entry of each refusal of the access layer (src/access). */
+export const ACCESS_REFUSALS = {
+  unauthorized: 'Unauthorized',
+  rateLimited: 'TooManyRequests',
+  misdirected: 'MisdirectedRequest',
+} as const satisfies Record<RefusalKind, OrderbookErrorCode>;
+
+/** A refusal of the listeners (src/http/server.ts says which, and why) as the order book answers it. */
+export function listenerRefusal(kind: ListenerRefusal, description: string): OrderbookError {
+  return new OrderbookError(LISTENER_REFUSALS[kind], description);
+}
+
+/** The access layer's refusal as the order book answers it. */
+export function accessRefusal(refusal: AccessRefusal): OrderbookError {
+  return new OrderbookError(ACCESS_REFUSALS[refusal.kind], refusal.message);
 }
 
 /** The statuses koa and its router leave on a request nothing routed (read here, never answered as they are). */

@@ -6,11 +6,11 @@
  * which routes are the operator's, and answers its refusals in CoW's shape (429 TooManyRequests).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HttpPart } from '../../http/server.js';
+import type { HttpPart, ListenerRefusal, PartAnswer } from '../../http/server.js';
 import type { AccessRefusal } from '../../access/errors.js';
 import { sendJson } from '../../http/io.js';
 import { orderbookErrors, type OrderbookError } from '../domain/errors.js';
-import { answerOf, listenerRefusal, type ErrorAnswer } from './errors.js';
+import { accessRefusal, answerOf, listenerRefusal, type ErrorAnswer } from './errors.js';
 import { isOperatorRoute, routeCost, type ApiCosts } from './route-costs.js';
 
 /** What answers /api/... now: the running order book's handler, or the answer that says why there is none. */
@@ -18,10 +18,11 @@ export type OrderbookNow =
   | { handler(req: IncomingMessage, res: ServerResponse): Promise<void> }
   | { absent: OrderbookError };
 
-/** errorTypes of the access layer's refusals. */
-const ACCESS_TYPES: Record<AccessRefusal['kind'], string> = { unauthorized: 'Unauthorized', misdirected: 'MisdirectedRequest', rateLimited: 'TooManyRequests' };
-
-const refusalBody = (status: number, description: string) => JSON.stringify(listenerRefusal(status, description).toBody());
+/** An order book error as the listeners send it: its status and JSON body. */
+function partAnswer(error: OrderbookError): PartAnswer {
+  const { status, body } = answerOf(error);
+  return { status, body: JSON.stringify(body) };
+}
 
 function send(res: ServerResponse, answer: ErrorAnswer): void {
   if (!res.headersSent) sendJson(res, answer.status, JSON.stringify(answer.body));
@@ -37,8 +38,8 @@ export function orderbookFront(now: () => OrderbookNow, costs: ApiCosts): HttpPa
     },
     fail: (res: ServerResponse, err: unknown) => send(res, answerOf(err)),
     unavailable: (res: ServerResponse) => send(res, answerOf(orderbookErrors.unavailable('the service is starting'))),
-    refusalBody,
-    accessRefusalBody: (refusal: AccessRefusal) => JSON.stringify({ errorType: ACCESS_TYPES[refusal.kind], description: refusal.message }),
+    refusal: (kind: ListenerRefusal, description: string) => partAnswer(listenerRefusal(kind, description)),
+    accessRefusal: (refusal: AccessRefusal) => partAnswer(accessRefusal(refusal)),
     keyOf: (req: IncomingMessage) => {
       const header = req.headers['x-api-key'];
       return typeof header === 'string' && header !== '' ? header : undefined;

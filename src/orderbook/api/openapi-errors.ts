@@ -14,8 +14,21 @@ const EVERY_OPERATION: OrderbookErrorCode[] = ['ServiceUnavailable', 'InternalSe
 export const BODY: OrderbookErrorCode[] = ['InvalidOrderData', 'PayloadTooLarge'];
 /** A query parameter the operation does not take, or one given twice. */
 export const QUERY: OrderbookErrorCode[] = ['InvalidOrderData'];
-/** What any path may be answered, whatever its operations: a method it does not take, a route none has, an unreadable request, the order book starting or down. */
-export const ANY_PATH: OrderbookErrorCode[] = ['MethodNotAllowed', 'NotFound', 'ServiceUnavailable', 'MalformedRequest', 'RequestTimeout', 'HeadersTooLarge'];
+/**
+ * What any path may be answered, whatever its operations: a method it does not take, a route none has, the
+ * order book starting or down, what the listeners and the access layer refuse (docs/operations.md, "Access").
+ */
+export const ANY_PATH: OrderbookErrorCode[] = [
+  'MethodNotAllowed',
+  'NotFound',
+  'ServiceUnavailable',
+  'Unauthorized',
+  'MisdirectedRequest',
+  'TooManyRequests',
+  'MalformedRequest',
+  'RequestTimeout',
+  'HeadersTooLarge',
+];
 
 /** The answer of some catalogue entries of one status: an Error whose errorType is one of theirs. */
 export function errorAnswer(codes: readonly OrderbookErrorCode[]): object {

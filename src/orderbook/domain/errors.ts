@@ -86,11 +86,13 @@ export const ORDERBOOK_ERRORS = {
   NotFound: { status: 404, message: 'the route, document or price does not exist, or the order book is off here', reference: 404 },
   MethodNotAllowed: { status: 405, message: 'the path does not take this method (Allow names those it takes)', reference: null },
   PayloadTooLarge: { status: 413, message: 'the body exceeds its limit', reference: null },
-  TooManyRequests: { status: 429, message: "the client's rate limit is spent", reference: null },
+  TooManyRequests: { status: 429, message: "the client's rate limit is spent, or a replay ran too recently", reference: null },
   InternalServerError: { status: 500, message: "the order book's own fault (no detail; logged)", reference: 500 },
   ServiceUnavailable: { status: 503, message: 'the order book is starting or down, or a read did not settle: try again', reference: null },
 
-  // What the service's listeners refuse before the order book sees the request, in its shape.
+  // What the service's listeners and access layer refuse before the order book sees the request, in its shape.
+  Unauthorized: { status: 401, message: "an unknown API key, or an operator route without the operator's credential", reference: null },
+  MisdirectedRequest: { status: 421, message: 'a Host the service does not answer for (ALLOWED_HOSTS)', reference: null },
   MalformedRequest: { status: 400, message: 'the HTTP request cannot be read', reference: null },
   RequestTimeout: { status: 408, message: 'the request was not received in time', reference: null },
   HeadersTooLarge: { status: 431, message: 'the request headers are too large', reference: null },

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ORDERBOOK_ERRORS, OrderbookError, errorTypeOf, orderbookErrors, type OrderbookErrorCode } from '../../../src/orderbook/domain/errors.js';
-import { LISTENER_REFUSALS, answerOf, listenerRefusal, statusOf } from '../../../src/orderbook/api/errors.js';
+import { ACCESS_REFUSALS, LISTENER_REFUSALS, answerOf, listenerRefusal, statusOf } from '../../../src/orderbook/api/errors.js';
+import { AccessRefusal } from '../../../src/access/errors.js';
 import { openApiDocument } from '../../../src/orderbook/api/openapi.js';
 import { repoPath } from '../../../src/shared/paths.js';
 
@@ -60,14 +61,6 @@ const SAMPLE_ARGS: { [K in keyof typeof orderbookErrors]: Parameters<(typeof ord
   unavailable: ['starting'],
   unsettled: ['moving'],
   internal: [],
-};
-
-/**
- * Entries no route raises yet, each with why it is in the catalogue. The test fails when one starts being
- * raised (take it off), and when another stops being raised.
- */
-const NOT_RAISED_YET: Partial<Record<OrderbookErrorCode, string>> = {
-  TooManyRequests: 'the 429 of a spent rate limit (docs/spec.md): no order book route is rate limited yet',
 };
 
 function made(name: keyof typeof orderbookErrors): OrderbookError {
@@ -130,22 +123,23 @@ describe('the order book error catalogue', () => {
       assert.equal(statusOf(err), ORDERBOOK_ERRORS[err.code].status, name);
       assert.deepEqual(answerOf(err), { status: ORDERBOOK_ERRORS[err.code].status, body: { errorType: errorTypeOf(err.code), description: err.description } });
     }
-    // Only what the listeners refuse before the order book sees a request is made by status (listenerRefusal).
-    assert.deepEqual(CODES.filter((c) => !codes.has(c)), ['MalformedRequest', 'RequestTimeout', 'HeadersTooLarge']);
+    // What the listeners and the access layer refuse before the order book sees a request is made by kind.
+    assert.deepEqual(CODES.filter((c) => !codes.has(c)), ['Unauthorized', 'MisdirectedRequest', 'MalformedRequest', 'RequestTimeout', 'HeadersTooLarge']);
     // One errorType, two statuses: CoW's WrongOwner is 400 on an order, 401 on a cancellation.
     assert.deepEqual([made('wrongOwner').errorType, statusOf(made('wrongOwner'))], ['WrongOwner', 400]);
     assert.deepEqual([made('cancellationWrongOwner').errorType, statusOf(made('cancellationWrongOwner'))], ['WrongOwner', 401]);
   });
 
-  it("answers the listeners' refusals in the order book's shape by the status they give", () => {
-    for (const code of LISTENER_REFUSALS) {
-      const status = ORDERBOOK_ERRORS[code].status;
-      const err = listenerRefusal(status, 'why');
-      assert.equal(statusOf(err), status, code);
-    }
+  it("answers the listeners' and the access layer's refusals in the order book's shape, at the catalogue's status", () => {
+    const listener = (['malformedRequest', 'requestTimeout', 'headersTooLarge', 'noWebSocketEndpoint'] as const).map((kind) => answerOf(listenerRefusal(kind, 'why')));
     assert.deepEqual(
-      [400, 408, 431, 404].map((status) => listenerRefusal(status, 'why').errorType),
-      ['MalformedRequest', 'RequestTimeout', 'HeadersTooLarge', 'NotFound'],
+      listener.map((a) => [a.status, a.body.errorType]),
+      [[400, 'MalformedRequest'], [408, 'RequestTimeout'], [431, 'HeadersTooLarge'], [404, 'NotFound']],
+    );
+    const access = (['unauthorized', 'misdirected', 'rateLimited'] as const).map((kind) => answerOf(new AccessRefusal(kind, 'refused')));
+    assert.deepEqual(
+      access.map((a) => [a.status, a.body.errorType]),
+      [[401, 'Unauthorized'], [421, 'MisdirectedRequest'], [429, 'TooManyRequests']],
     );
   });
 
@@ -155,18 +149,17 @@ describe('the order book error catalogue', () => {
       .map((path) => readFileSync(path, 'utf8'))
       .join('\n')
       .concat(readFileSync(repoPath('src', 'wiring', 'service.ts'), 'utf8'));
-    const raised = new Set<OrderbookErrorCode>(LISTENER_REFUSALS);
+    const raised = new Set<OrderbookErrorCode>([...Object.values(LISTENER_REFUSALS), ...Object.values(ACCESS_REFUSALS)]);
     for (const name of Object.keys(orderbookErrors) as (keyof typeof orderbookErrors)[]) {
       // fromSchema makes MissingOrderData and InvalidOrderData; both are raised by name elsewhere too.
       if (new RegExp(`orderbookErrors\\.${name}\\b`).test(text)) raised.add(made(name).code);
     }
-    const unraised = CODES.filter((code) => !raised.has(code));
-    assert.deepEqual(unraised, Object.keys(NOT_RAISED_YET));
+    assert.deepEqual(CODES.filter((code) => !raised.has(code)), []);
   });
 
-  it('is what the OpenAPI document declares: every entry raised, at its status', () => {
+  it('is what the OpenAPI document declares: every entry, at its status', () => {
     const declared = declaredStatuses();
-    for (const code of CODES.filter((c) => !(c in NOT_RAISED_YET))) {
+    for (const code of CODES) {
       const statuses = declared.get(errorTypeOf(code));
       assert.ok(statuses, `${code} is declared by some operation`);
       assert.ok(statuses.has(ORDERBOOK_ERRORS[code].status), `${code} at ${ORDERBOOK_ERRORS[code].status}, declared ${[...statuses]}`);
