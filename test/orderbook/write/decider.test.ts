@@ -293,6 +293,13 @@ describe('order decider: CreateOrder', () => {
     spec.given([]).when(create(presigned)).then([orderCreated(presigned)]);
   });
 
+  it('refuses InsufficientAllowance when the balance read with the amount funds the order and the allowance does not', async () => {
+    const order = await validated(); // needs 1010
+    spec.given([]).when(create(order, {}, { spendable: 1009n, funds: { balance: 5000n, allowance: 1009n } })).then({ errorType: 'InsufficientAllowance', status: 400 });
+    spec.given([]).when(create(order, {}, { spendable: 1009n, funds: { balance: 1009n, allowance: 5000n } })).then({ errorType: 'InsufficientBalance' });
+    spec.given([]).when(create(order, {}, { spendable: 1010n, funds: { balance: 5000n, allowance: 1010n } })).then([orderCreated(order)]);
+  });
+
   it("refuses in CoW's order: the quote, the cap, the signature, the fee, the balance, then the duplicate", async () => {
     const order = await validated({ validTo: NOW + RULES.maxMarketSeconds + 1 }, 'eip1271');
     const all = { quote: { id: 7, found: storedQuote({ kind: 'buy' as const }) }, eip1271Valid: false, minimalFee: 100n, spendable: 0n };
