@@ -43,7 +43,7 @@ import { spawnService, type ServiceProcess } from '../test/support/process.js';
 import { fundTrader } from '../test/support/solver.js';
 import { measureSigning } from './signing.js';
 import { runLoad, sendOnce } from './load.js';
-import { cpuSeconds, freePort, printTargets, round, type Figure, type Target } from './tools.js';
+import { cpuSeconds, freePort, percentile, printTargets, round, type Figure, type Target } from './tools.js';
 import { startStaticHttp } from './static-http.js';
 
 export interface OrderbookBenchOptions {
@@ -81,10 +81,6 @@ export type Section = 'reference' | 'sqlite' | 'postgres' | 'replay' | 'quote' |
 const SECTIONS: Section[] = ['reference', 'sqlite', 'postgres', 'replay', 'quote', 'growth'];
 
 type Figures = Record<string, Figure>;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // The chain and the orders

@@ -14,6 +14,11 @@ export interface Figure {
   unit: string;
 }
 
+/** The p-th percentile (0..100) of ascending `sorted`, nearest rank. */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
 export function round(value: number, digits = 0): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
