@@ -13,6 +13,7 @@ import type { Figure } from './tools.js';
 import { benchOrderbook } from './orderbook.js';
 import { benchExplorer } from './explorer.js';
 import { benchFeeStore } from './fee-store.js';
+import { benchLive } from './live.js';
 
 const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {
   gateway: benchGateway,
@@ -21,6 +22,7 @@ const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {
   orderbook: () => benchOrderbook(),
   explorer: benchExplorer,
   fees: () => benchFeeStore(),
+  live: benchLive,
 };
 
 const RESULTS_FILE = repoPath('bench-results.json');
