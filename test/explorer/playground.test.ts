@@ -9,6 +9,7 @@ import type { Browser } from 'playwright-core';
 import { e18 } from '../support/onchain.js';
 import { signOrder } from '../support/orders.js';
 import { postOrder, startOrderbookService, TOKENS, type OrderbookHarness } from '../support/orderbook.js';
+import { HANG_GUARD_MS } from '../support/wait.js';
 import { launchBrowser, watchedPage, type WatchedPage } from '../support/browser.js';
 
 const { TKA, TKC } = TOKENS;
@@ -40,7 +41,7 @@ describe('explorer on the playground', function () {
     await w.page.goto(`${h.service.url}/#/events`);
     // Before any new event: the tail holds the log's newest position and the order just posted.
     const tail = w.page.getByTestId('event-tail');
-    await tail.locator(`a[href="#/order/${ask.uid}"]`).waitFor({ timeout: 5000 });
+    await tail.locator(`a[href="#/order/${ask.uid}"]`).waitFor({ timeout: HANG_GUARD_MS });
     assert.equal(Number(await tail.locator('tbody tr td').first().textContent()), head);
     assert.equal(await w.page.getByText('Waiting for events').count(), 0);
     await w.screenshot('playground-events');
@@ -50,7 +51,7 @@ describe('explorer on the playground', function () {
     const [base, quote] = [TKA, TKC].map((a) => a.toLowerCase()).sort();
     await w.page.goto(`${h.service.url}/#/markets/${base}/${quote}`);
     const row = w.page.locator(`tr[data-uid="${ask.uid}"]`);
-    await row.getByText('2.5 TKC').waitFor({ timeout: 5000 });
+    await row.getByText('2.5 TKC').waitFor({ timeout: HANG_GUARD_MS });
     await row.getByText('1.25 TKA').waitFor();
     // TKA sorts before TKC by address: the market is TKA / TKC, priced in TKC per TKA (2.5 / 1.25 = 2).
     assert.equal(base, TKA.toLowerCase());
@@ -62,7 +63,7 @@ describe('explorer on the playground', function () {
 
     await w.page.goto(`${h.service.url}/#/order/${ask.uid}`);
     const fields = w.page.getByTestId('order-fields');
-    await fields.getByText('2.5 TKC').waitFor({ timeout: 5000 });
+    await fields.getByText('2.5 TKC').waitFor({ timeout: HANG_GUARD_MS });
     assert.match((await fields.textContent())!, /limit price0\.5 TKA per TKC/);
   });
 
@@ -75,8 +76,8 @@ describe('explorer on the playground', function () {
     const bid = await signOrder(bob, h.domain, { sellToken: TKA, buyToken: TKC, sellAmount: e18(1.25), buyAmount: tkc(2.4) });
     assert.equal((await postOrder(h.api, bid.body)).status, 201);
     const trades = w.page.getByTestId('trades');
-    await trades.locator(`a[href="#/order/${ask.uid}"]`).waitFor({ timeout: 10_000 });
-    await trades.locator(`a[href="#/order/${bid.uid}"]`).waitFor({ timeout: 2000 });
+    await trades.locator(`a[href="#/order/${ask.uid}"]`).waitFor({ timeout: HANG_GUARD_MS });
+    await trades.locator(`a[href="#/order/${bid.uid}"]`).waitFor({ timeout: HANG_GUARD_MS });
     const rows = await trades.locator('tbody tr').allTextContents();
     // Alice sold all 2.5 TKC for at least 1.25 TKA; Bob sold 1.25 TKA.
     assert.ok(rows.some((r) => r.includes('2.5 TKC') && r.includes('1.25 TKA')), rows.join('\n'));

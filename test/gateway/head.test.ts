@@ -12,7 +12,7 @@ import { AnvilProcess, TcpRelay, readMetrics } from '../support/upstreams.js';
 import { DEV_ADDRESSES, prepareChain, probeInterface } from '../support/chain.js';
 import { WsClient } from '../support/ws.js';
 import { WsSpy } from '../support/ws-spy.js';
-import { until } from '../support/wait.js';
+import { HANG_GUARD_MS, until } from '../support/wait.js';
 
 interface Mined {
   number: number;
@@ -57,7 +57,10 @@ async function mineStream(anvil: AnvilProcess, probe: string, count: number, dur
   return mined;
 }
 
-/** Every block once, in order, each the chain's own, within 2 s; every poke's log once, within 2 s. */
+/**
+ * Every block once, in order, each the chain's own; every poke's log once. How soon after its block each
+ * arrives is a figure of `npm run bench -- live` (live.head_ws.*, live.head_http.*), not asserted here.
+ */
 function checkDelivery(mined: Mined[], heads: { result: any; at: number }[], logs: { result: any; at: number }[], probe: string): void {
   const numbers = heads.map((h) => Number(h.result.number));
   for (let i = 1; i < numbers.length; i++) assert.equal(numbers[i], numbers[i - 1] + 1, `heads in order, once each: ${numbers.join(',')}`);
@@ -65,7 +68,6 @@ function checkDelivery(mined: Mined[], heads: { result: any; at: number }[], log
     const head = heads.find((h) => Number(h.result.number) === block.number);
     assert.ok(head, `newHeads of block ${block.number}`);
     assert.equal(head.result.hash, block.hash, JSON.stringify({ block, heads: heads.map((h) => [Number(h.result.number), h.result.hash.slice(0, 10), h.at]), mined: mined.map((m) => [m.number, m.hash.slice(0, 10), m.at]) }));
-    assert.ok(head.at - block.at <= 2_000, `block ${block.number} notified ${head.at - block.at} ms after it was mined`);
   }
   const pokes = mined.filter((b) => b.tx);
   for (const block of pokes) {
@@ -74,7 +76,6 @@ function checkDelivery(mined: Mined[], heads: { result: any; at: number }[], log
     assert.equal(found[0].result.removed, false);
     assert.equal(found[0].result.address.toLowerCase(), probe);
     assert.equal(found[0].result.blockHash, block.hash, JSON.stringify({ log: found[0].result, block, mined }));
-    assert.ok(found[0].at - block.at <= 2_000, `log of block ${block.number} notified ${found[0].at - block.at} ms after it was mined`);
   }
   assert.equal(logs.length, pokes.length, 'no other log');
 }
@@ -104,7 +105,7 @@ for (const transport of ['http', 'ws'] as const) {
       await anvil?.stop();
     });
 
-    it('delivers every block and every log exactly once, in order, within 2 s, while one of two nodes dies', async () => {
+    it('delivers every block and every log exactly once, in order, while one of two nodes dies', async () => {
       const { client, arrivals } = await timedClient(service);
       try {
         const headsId = (await client.call('eth_subscribe', ['newHeads'])).result;
@@ -113,7 +114,7 @@ for (const transport of ['http', 'ws'] as const) {
           if (i === 6) await relays[0].kill();
         });
         const last = mined.at(-1)!;
-        await until(() => arrivals.some((a) => a.sub === headsId && Number(a.result.number) === last.number), 'the last head', 5_000);
+        await until(() => arrivals.some((a) => a.sub === headsId && Number(a.result.number) === last.number), 'the last head', HANG_GUARD_MS);
         await sleep(500); // anything late or doubled would show now
         const heads = arrivals.filter((a) => a.sub === headsId).filter((a) => Number(a.result.number) >= mined[0].number);
         const logs = arrivals.filter((a) => a.sub === logsId);

@@ -1,7 +1,8 @@
 /**
  * Two instances on one PostgreSQL (in-process services sharing a schema and an external anvil): an order
- * posted to one reaches the event stream and the solver stream of the other within a second, through the
- * store's NOTIFY; and "verify by replay" on either reproduces the live digests.
+ * posted to one reaches the event stream and the solver stream of the other, through the store's NOTIFY;
+ * and "verify by replay" on either reproduces the live digests. How soon is a figure of
+ * `npm run bench -- live` (live.instances.*).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -15,7 +16,7 @@ import { startTestService, type TestService } from '../../support/service.js';
 import { databaseUrl, dropSchema } from '../../support/postgres.js';
 import { http, postJson } from '../../support/http.js';
 import { openSse, type SseClient } from '../../support/sse.js';
-import { until } from '../../support/wait.js';
+import { HANG_GUARD_MS, until } from '../../support/wait.js';
 import { e18 } from '../../support/onchain.js';
 
 
@@ -59,7 +60,7 @@ describe('order book: event streams across two instances on one PostgreSQL', fun
     return wallet;
   }
 
-  it('an order posted to one instance appears on the other instance\'s streams within 1 s', async () => {
+  it('an order posted to one instance appears on the other instance\'s streams', async () => {
     const events = await openSse(`${b.url}/api/v1/events/stream`);
     const solver = await openSse(`${b.url}/api/v1/solver/stream`);
     clients.push(events, solver);
@@ -78,12 +79,10 @@ describe('order book: event streams across two instances on one PostgreSQL', fun
     });
     const posted = await postJson(`${a.url}/api/v1/orders`, signed.body);
     assert.equal(posted.status, 201, posted.text);
-    const answeredAt = performance.now();
-    const [created] = await events.waitFor(1, 1000);
+    const [created] = await events.waitFor(1, HANG_GUARD_MS);
     const item = JSON.parse(created.data);
     assert.equal(item.type, 'OrderCreated');
     assert.equal(item.data.uid, signed.uid);
-    assert.ok(created.at - answeredAt < 1000);
 
     // The solver stream on the other instance tells of each new solvable set (the order, then its owner's
     // balance read at the next block), with the ETag GET answers.
