@@ -41,14 +41,14 @@ async function mineStream(anvil: AnvilProcess, probe: string, count: number, dur
     const before = Number(await anvil.rpc('eth_blockNumber'));
     if (i % 3 === 2) {
       await anvil.rpc('evm_mine');
-      await until(async () => Number(await anvil.rpc('eth_blockNumber')) > before, 'the mined block', 5_000);
+      await until(async () => Number(await anvil.rpc('eth_blockNumber')) > before, 'the mined block', HANG_GUARD_MS);
       const block = await anvil.rpc('eth_getBlockByNumber', [`0x${(before + 1).toString(16)}`, false]);
       mined.push({ number: before + 1, hash: block.hash, at: Date.now() });
     } else {
       const data = probeInterface().encodeFunctionData('poke', [BigInt(1000 + i)]);
       const tx = await anvil.rpc<string>('eth_sendTransaction', [{ from: DEV_ADDRESSES[0], to: probe, data }]);
       let receipt: any = null;
-      await until(async () => (receipt = await anvil.rpc('eth_getTransactionReceipt', [tx])) !== null, 'the receipt', 5_000);
+      await until(async () => (receipt = await anvil.rpc('eth_getTransactionReceipt', [tx])) !== null, 'the receipt', HANG_GUARD_MS);
       mined.push({ number: Number(receipt.blockNumber), hash: receipt.blockHash, at: Date.now(), tx });
     }
     await during?.(i);
@@ -132,16 +132,16 @@ for (const transport of ['http', 'ws'] as const) {
         const logsId = (await client.call('eth_subscribe', ['logs', { address: probe }])).result;
         const snapshot = await anvil.rpc('evm_snapshot');
         const old = await mineStream(anvil, probe, 3);
-        await until(() => arrivals.filter((a) => a.sub === logsId).length === 2, 'the old chain\'s logs', 5_000);
-        await until(() => arrivals.some((a) => a.sub === headsId && a.result.hash === old[2].hash), 'the old head', 5_000);
+        await until(() => arrivals.filter((a) => a.sub === logsId).length === 2, 'the old chain\'s logs', HANG_GUARD_MS);
+        await until(() => arrivals.some((a) => a.sub === headsId && a.result.hash === old[2].hash), 'the old head', HANG_GUARD_MS);
 
         // Back to the snapshot (no notification from anvil), then a longer chain with other logs.
         assert.equal(await anvil.rpc('evm_revert', [snapshot]), true);
         await anvil.rpc('evm_setNextBlockTimestamp', [Math.floor(Date.now() / 1000) + 100]);
         const replacing = await mineStream(anvil, probe, 4);
         const newTip = replacing.at(-1)!;
-        await until(() => arrivals.some((a) => a.sub === headsId && a.result.hash === newTip.hash), 'the new head', 5_000);
-        await until(() => arrivals.filter((a) => a.sub === logsId).length === 2 + 2 + 3, 'removed and new logs', 5_000);
+        await until(() => arrivals.some((a) => a.sub === headsId && a.result.hash === newTip.hash), 'the new head', HANG_GUARD_MS);
+        await until(() => arrivals.filter((a) => a.sub === logsId).length === 2 + 2 + 3, 'removed and new logs', HANG_GUARD_MS);
         await sleep(300);
 
         const logs = arrivals.filter((a) => a.sub === logsId).map((a) => a.result);
@@ -172,14 +172,14 @@ for (const transport of ['http', 'ws'] as const) {
         const headsId = (await client.call('eth_subscribe', ['newHeads'])).result;
         const logsId = (await client.call('eth_subscribe', ['logs', { address: probe }])).result;
         const old = await mineStream(anvil, probe, 2); // two blocks, each with a log
-        await until(() => arrivals.filter((a) => a.sub === logsId).length === 2, 'the logs', 5_000);
-        await until(() => arrivals.some((a) => a.sub === headsId && a.result.hash === old[1].hash), 'the head', 5_000);
+        await until(() => arrivals.filter((a) => a.sub === logsId).length === 2, 'the logs', HANG_GUARD_MS);
+        await until(() => arrivals.some((a) => a.sub === headsId && a.result.hash === old[1].hash), 'the head', HANG_GUARD_MS);
         const before = await readMetrics(service.url);
         assert.equal(await anvil.rpc('anvil_reorg', [2, []]), null);
         const replaced = await Promise.all(old.map((b) => anvil.rpc('eth_getBlockByNumber', [`0x${b.number.toString(16)}`, false])));
         assert.equal(replaced[1].number, `0x${old[1].number.toString(16)}`, 'the height is kept');
-        await until(() => arrivals.some((a) => a.sub === headsId && a.result.hash === replaced[1].hash), 'the new head', 5_000);
-        await until(() => arrivals.filter((a) => a.sub === logsId).length === 4, 'the removed logs', 5_000);
+        await until(() => arrivals.some((a) => a.sub === headsId && a.result.hash === replaced[1].hash), 'the new head', HANG_GUARD_MS);
+        await until(() => arrivals.filter((a) => a.sub === logsId).length === 4, 'the removed logs', HANG_GUARD_MS);
         await sleep(300);
         const logs = arrivals.filter((a) => a.sub === logsId).map((a) => a.result);
         assert.deepEqual(logs.slice(2).map((l) => [l.transactionHash, l.removed]), [[old[1].tx, true], [old[0].tx, true]]);
@@ -204,10 +204,10 @@ for (const transport of ['http', 'ws'] as const) {
           const snapshot = await anvil.rpc('evm_snapshot');
           const base = Number(await anvil.rpc('eth_blockNumber'));
           const old = await mineStream(anvil, probe, 2);
-          await until(() => arrivals.filter((a) => a.sub === logsId).length === 2, 'the logs', 5_000);
-          await until(() => service.gateway.network('mainnet').head === base + 2, 'the head', 5_000);
+          await until(() => arrivals.filter((a) => a.sub === logsId).length === 2, 'the logs', HANG_GUARD_MS);
+          await until(() => service.gateway.network('mainnet').head === base + 2, 'the head', HANG_GUARD_MS);
           await anvil.rpc('evm_revert', [snapshot]);
-          await until(() => arrivals.filter((a) => a.sub === logsId).length === 4, 'the removed logs', 5_000);
+          await until(() => arrivals.filter((a) => a.sub === logsId).length === 4, 'the removed logs', HANG_GUARD_MS);
           const removed = arrivals.filter((a) => a.sub === logsId).slice(2).map((a) => a.result);
           assert.deepEqual(removed.map((l) => [l.transactionHash, l.removed]), [[old[1].tx, true], [old[0].tx, true]]);
           assert.equal(service.gateway.network('mainnet').head, base);
@@ -290,13 +290,13 @@ describe('upstream subscriptions seen at the node (WebSocket spy)', function () 
     await sleep(200);
     assert.equal(spy.subscriptions().find((s) => s.kind === 'newPendingTransactions')!.ended, false, 'b still uses it');
     assert.equal((await b.call('eth_unsubscribe', [pendingB])).result, true);
-    await until(() => spy.subscriptions().find((s) => s.kind === 'newPendingTransactions')!.ended, 'eth_unsubscribe answered true', 5_000);
+    await until(() => spy.subscriptions().find((s) => s.kind === 'newPendingTransactions')!.ended, 'eth_unsubscribe answered true', HANG_GUARD_MS);
 
     // A client that disconnects takes its relayed subscription along.
     const c = await WsClient.connect(`${service.url.replace('http', 'ws')}/v1/jsonrpc/mainnet/ws`);
     await c.call('eth_subscribe', ['newPendingTransactions']);
     c.socket.terminate();
-    await until(() => spy.subscriptions().every((s) => s.kind === 'newHeads' || s.ended), 'the dropped client\'s subscription ended', 5_000);
+    await until(() => spy.subscriptions().every((s) => s.kind === 'newHeads' || s.ended), 'the dropped client\'s subscription ended', HANG_GUARD_MS);
 
     await a.close();
     await b.close();

@@ -8,7 +8,7 @@ import { Wallet } from 'ethers';
 import { startTestService, type TestService } from '../support/service.js';
 import { AnvilProcess, readMetrics, type MetricsReading } from '../support/upstreams.js';
 import { postWithHost } from '../support/http.js';
-import { until } from '../support/wait.js';
+import { HANG_GUARD_MS, until } from '../support/wait.js';
 import { gatewayDefaults } from '../../src/gateway/config.js';
 
 const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -83,7 +83,7 @@ describe('gateway upstream pool', function () {
 
       await a.kill();
       const pool = service.gateway.network('mainnet').pool;
-      await until(() => !pool.status()[0].healthy, 'primary out', 5_000);
+      await until(() => !pool.status()[0].healthy, 'primary out', HANG_GUARD_MS);
       for (let i = 0; i < 10; i++) await rpcViaHost(service.url, 'mainnet.localhost', ...balanceOf(i));
       const after = await readMetrics(service.url);
       assert.equal(calls(after, 'mainnet/1') - calls(mid, 'mainnet/1'), 10, 'the fallback serves once the primary is out');
@@ -97,7 +97,7 @@ describe('gateway upstream pool', function () {
     try {
       const pool = service.gateway.network('mainnet').pool;
       await b.rpc('anvil_mine', ['0x14']);
-      await until(() => !pool.status()[0].healthy, 'lagging upstream out', 5_000);
+      await until(() => !pool.status()[0].healthy, 'lagging upstream out', HANG_GUARD_MS);
       assert.match(pool.status()[0].reason ?? '', /lags 20 blocks behind the best head 20/);
       assert.equal(pool.head, 20);
       const before = await readMetrics(service.url);
@@ -106,7 +106,7 @@ describe('gateway upstream pool', function () {
       assert.equal(calls(mid, 'mainnet/0') - calls(before, 'mainnet/0'), 0, 'no call goes to the lagging upstream');
 
       await a.rpc('anvil_mine', ['0x12']);
-      await until(() => pool.status()[0].healthy, 'caught-up upstream back', 5_000);
+      await until(() => pool.status()[0].healthy, 'caught-up upstream back', HANG_GUARD_MS);
     } finally {
       await service.cleanup();
     }
