@@ -4,9 +4,13 @@
  * block, no reference to what came before it, so that pieces compressed separately follow each other as
  * one deflate stream. The member is the gzip header, the pieces in order, an empty final block, and the
  * trailer (CRC-32 and length of the whole text). Any gzip reader reads it as one ordinary member.
+ *
+ * Each piece carries the CRC-32 of its text, taken when it is made; the member's CRC-32 is combined from
+ * them (crc32-combine.ts), so that making the member costs the number of pieces, not the text's length.
  */
 import { constants, crc32, deflateRaw, deflateRawSync } from 'node:zlib';
 import { promisify } from 'node:util';
+import { crc32Combine } from './crc32-combine.js';
 
 const deflate = promisify(deflateRaw);
 const PIECE = { finishFlush: constants.Z_FULL_FLUSH };
@@ -18,18 +22,25 @@ const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 
 /** A piece of text with its compressed form, as gzipMember takes it. */
 export interface DeflatedPiece {
-  text: Buffer;
+  /** Length of the text in bytes. */
+  size: number;
+  /** CRC-32 of the text. */
+  crc: number;
   deflated: Buffer;
 }
 
+/** CRC-32 of `text`; Node 20's crc32 answers 0 for an empty buffer once zlib has run in a worker, so that case is answered here. */
+const crcOf = (text: Buffer) => (text.length === 0 ? 0 : crc32(text) >>> 0);
+
 /** `text` as a piece: compressed off the event loop. */
 export async function deflatePiece(text: Buffer): Promise<DeflatedPiece> {
-  return { text, deflated: await deflate(text, PIECE) };
+  const crc = crcOf(text);
+  return { size: text.length, crc, deflated: await deflate(text, PIECE) };
 }
 
 /** `text` as a piece, compressed now: for short constant texts. */
 export function deflatePieceNow(text: Buffer): DeflatedPiece {
-  return { text, deflated: deflateRawSync(text, PIECE) };
+  return { size: text.length, crc: crcOf(text), deflated: deflateRawSync(text, PIECE) };
 }
 
 /** The gzip member of the pieces' texts joined, as buffers to send one after the other, and its length. */
@@ -39,10 +50,8 @@ export function gzipMember(pieces: readonly DeflatedPiece[]): { buffers: Buffer[
   const buffers: Buffer[] = [HEADER];
   let length = HEADER.length + FINAL_BLOCK.length + 8;
   for (const piece of pieces) {
-    // An empty text changes nothing; and once compressed asynchronously, Node 20's crc32 answers 0 for it
-    // rather than the running value.
-    if (piece.text.length > 0) crc = crc32(piece.text, crc);
-    size += piece.text.length;
+    if (piece.size > 0) crc = crc32Combine(crc, piece.crc, piece.size);
+    size += piece.size;
     buffers.push(piece.deflated);
     length += piece.deflated.length;
   }
