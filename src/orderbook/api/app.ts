@@ -172,7 +172,10 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
 
   router.get('/auction', async (ctx) => {
     const { etag, body } = await auction(book);
-    if (!notModified(ctx, etag)) ctx.body = body;
+    if (notModified(ctx, etag)) return;
+    ctx.body = piecesStream(body.buffers);
+    ctx.type = 'application/json';
+    ctx.length = body.length;
   });
 
   router.get('/orders', async (ctx) => {

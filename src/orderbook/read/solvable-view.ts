@@ -1,25 +1,27 @@
 /**
  * GET /api/v1/solvable_orders, served from the `orders` read model and never recomputed per request. The
  * orders solvable by events are kept in memory, refreshed from the rows that changed since the last
- * refresh (by position; the read model is `followed`); what depends on time (validTo) and on the chain (balances) is applied
- * when the answer is built, and the built answer (its bytes and ETag) is reused until the read model
- * advances, a balance changes, or its earliest order expires. Building it again after one change costs
- * what changed: the open orders are kept in answer order (oldest first), each with its funding amounts and
- * its JSON, written again only when its state or its available balance changed (an open, valid order's status
- * is always "open": the time alone changes nothing of it).
+ * refresh (by position; the read model is `followed`); what depends on time (validTo) and on the chain
+ * (balances) is applied when the answer is built, and the built answer (its bytes and ETag) is reused until
+ * the read model advances, a balance changes, or its earliest order expires.
  *
- * The answer is kept in segments, each with its text and its compressed form (gzip-pieces.ts), so that a
- * change writes and compresses again only the segment it falls in, and the answer (over 100 MB at 100,000
- * orders) is sent segment after segment, never joined. A segment ends after an order whose UID starts with
- * a zero byte (one in 256, the UID being a hash): where segments end depends only on the orders, so an order
- * added or removed changes its own segment and leaves the others as they were.
- *
- * An order's funding depends only on the open orders of the same owner and sell token and on that pair's
- * spendable amount, so it is allocated per pair and kept until one of these changes or one of the pair's
- * orders expires: after one new order the answer allocates that order's pair again, not the whole book,
- * and GET /orders/{UID} allocates the order's pair alone.
+ * Building it again costs what changed, not the book: at 100,000 open orders one new order must not hold the
+ * event loop (the gateway shares it) for the time of re-encoding 100 MB.
+ * - The open orders are kept oldest first (the answer's order) in segments of at most a few hundred
+ *   (segmented-list.ts); each segment keeps its text (its funded orders' JSON joined) and its compressed
+ *   form (gzip-pieces.ts), encoded again only when one of its orders changed. The answer is sent segment
+ *   after segment, never joined; its gzip member states the CRC combined from the segments'.
+ * - Each order keeps its JSON for the available balance it was written with, written again only when its
+ *   state (a new entry) or that balance changed (an open, valid order's status is always "open": time alone
+ *   changes nothing of it).
+ * - Funding depends only on the open orders of the same owner and sell token and on that pair's spendable
+ *   amount, so it is allocated per pair, again only for the pairs whose orders changed, whose amount
+ *   changed (looked up per pair when the balances' version moved) or one of whose orders expired.
+ * - Expiry: the open orders are in a heap by validTo, so the next to expire is known without a scan.
+ * - The ETag is a hash of the set of the funded orders' JSON (set-hash.ts), kept up to date order by order:
+ *   the same answer has the same ETag on every instance, whatever the history that made it.
+ * GET /api/v1/auction takes the same segments, with each order's auction form encoded once per order state.
  */
-import { createHash } from 'node:crypto';
 import type { ReadModelStore } from './models/types.js';
 import type { ProjectionRunner } from './runner.js';
 import { presentOrder, type OrderState } from '../write/order-state.js';
@@ -27,6 +29,10 @@ import { ordersProjection, solvableByEvents, stateOf, type OrderDoc } from './pr
 import type { SpendableBalances } from '../chain/port.js';
 import { allocateFunding, type Funding, type FundableOrder } from '../domain/funding.js';
 import { deflatePiece, deflatePieceNow, gzipMember, type DeflatedPiece } from './gzip-pieces.js';
+import { SegmentedList, type Segment } from './segmented-list.js';
+import { IndexedHeap } from './indexed-heap.js';
+import { SetHash } from './set-hash.js';
+import { auctionOrder } from './auction-order.js';
 
 /** A body as buffers to send one after the other, and its length in bytes. */
 export interface Pieces {
@@ -44,49 +50,75 @@ export interface SolvableAnswer {
    * segments only.
    */
   gzipped(): Promise<Pieces>;
+  /**
+   * The same orders as GET /api/v1/auction has them (a JSON array of AuctionOrder, made once, at the first
+   * call), and the tokens they sell or buy, in the order they first appear.
+   */
+  auctionOrders(): { orders: Pieces; tokens: string[] };
 }
 
 interface Built extends SolvableAnswer {
   cursor: number;
   balancesVersion: number;
-  /** The answer holds while now <= validUntil (the earliest validTo among its orders). */
+  /** The answer holds while now <= validUntil (the earliest validTo among the open orders). */
   validUntil: number;
 }
 
 const NAME = ordersProjection.name;
 
+/** Orders per segment at most (a segment splits beyond it). */
+const SEGMENT_SIZE = 256;
+
 /**
- * One open order: its state, its amounts as the funding allocation takes them (made once), and its JSON in
- * the answer (UTF-8, with its SHA-256) for the available balance it was written with. A change of the
- * order's state replaces the whole entry.
+ * One open order: its state, its amounts as the funding allocation takes them (made once), its JSON for the
+ * available balance it was last written with, and the JSON it has in the answer now (when funded). A change
+ * of the order's state replaces the whole entry.
  */
 interface Entry {
   state: OrderState;
   fundable: FundableOrder;
   pair: Pair;
   written?: Written;
+  /** Its JSON in the answer (in its segment's text and in the ETag's set); undefined when not funded. */
+  shown?: Written;
+  /** Its JSON as GET /api/v1/auction has it, made when first asked. */
+  auctionJson?: Buffer;
+  segment?: Segment<Entry, Encoded>;
+  heapIndex?: number;
 }
 
 interface Written {
   availableBalance: bigint | null;
   json: Buffer;
-  hash: Buffer;
 }
 
-/** Consecutive funded orders of the answer: their JSON joined by commas, compressed as one piece. */
-interface Segment {
-  orders: Written[];
+/** A segment's funded orders, their JSON joined by commas, and that text compressed. */
+interface Encoded {
+  shown: Entry[];
   text: Buffer;
-  /** SHA-256 of the orders' hashes. */
-  hash: Buffer;
-  /** The text compressed, started when the segment is made. */
+  /** The text compressed, started when the segment is encoded. */
   piece: Promise<DeflatedPiece>;
+  /** The orders' auction forms joined, and their tokens: made when first asked. */
+  auction?: { text: Buffer; tokens: string[] };
+}
+
+interface Pair {
+  owner: string;
+  token: string;
+  orders: Map<string, Entry>;
+  /**
+   * The funding of its orders valid from `from` to `validUntil` (the earliest validTo among them), for the
+   * spendable amount it was allocated from; dropped when its orders change.
+   */
+  funded?: { spendable: bigint | undefined; from: number; validUntil: number; byUid: Map<string, Funding> };
+  /** The spendable amount the answer's funding of its orders was allocated with (GET /orders/{UID} may allocate again meanwhile). */
+  shownWith?: { spendable: bigint | undefined };
 }
 
 function oldestFirst(a: Entry, b: Entry): number {
   const x = a.state.order!;
   const y = b.state.order!;
-  return x.creationDate < y.creationDate ? -1 : x.creationDate > y.creationDate ? 1 : x.uid < y.uid ? -1 : 1;
+  return x.creationDate < y.creationDate ? -1 : x.creationDate > y.creationDate ? 1 : x.uid < y.uid ? -1 : x.uid > y.uid ? 1 : 0;
 }
 
 function fundable(state: OrderState): FundableOrder {
@@ -103,18 +135,6 @@ function fundable(state: OrderState): FundableOrder {
     executedSellAmount: state.executed.sellAmount,
     executedBuyAmount: state.executed.buyAmount,
   };
-}
-
-/** Where `entry` goes in `ordered` (oldest first): the index of the first order not older. */
-function insertionIndex(ordered: Entry[], entry: Entry): number {
-  let low = 0;
-  let high = ordered.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (oldestFirst(ordered[mid], entry) < 0) low = mid + 1;
-    else high = mid;
-  }
-  return low;
 }
 
 const OPEN = Buffer.from('[');
@@ -135,33 +155,27 @@ function separated<T>(items: readonly T[], comma: T): T[] {
   return parts;
 }
 
-/** A segment of the answer ends after an order whose UID starts with a zero byte. */
-const endsSegment = (entry: Entry) => entry.state.order!.uid.startsWith('0x00');
-
 /** A JSON array of items written apart: its opening, its items separated by its comma, its closing. */
 const asArray = <T>(items: readonly T[], open: T, comma: T, close: T): T[] => [open, ...separated(items, comma), close];
 
-const sameOrders = (a: readonly Written[], b: readonly Written[]) => a.length === b.length && a.every((w, i) => w === b[i]);
-
-interface Pair {
-  owner: string;
-  token: string;
-  orders: Map<string, Entry>;
-  /**
-   * The funding of its orders valid from `from` to `validUntil` (the earliest validTo among them), for the
-   * spendable amount it was allocated from; dropped when its orders change.
-   */
-  funded?: { spendable: bigint | undefined; from: number; validUntil: number; byUid: Map<string, Funding> };
-}
+const asPieces = (buffers: Buffer[]): Pieces => ({ buffers, length: buffers.reduce((sum, buffer) => sum + buffer.length, 0) });
 
 const pairKey = (order: { owner: string; sellToken: string }) => `${order.owner}:${order.sellToken}`;
 
 export class SolvableOrders {
   private readonly open = new Map<string, Entry>();
-  /** The open orders, oldest first (the answer's order). */
-  private readonly ordered: Entry[] = [];
+  /** The open orders, oldest first (the answer's order), in segments. */
+  private readonly ordered: SegmentedList<Entry, Encoded>;
+  /** The open orders, the next to expire first. */
+  private readonly expiring = new IndexedHeap<Entry>((entry) => entry.state.order!.validTo);
   /** The open orders by (owner, sell token). */
   private readonly pairs = new Map<string, Pair>();
+  /** The pairs whose orders changed since the last answer was built. */
+  private readonly changedPairs = new Set<Pair>();
+  /** The funded orders' JSON in the answer, as a set: the ETag. */
+  private readonly shown = new SetHash();
+  /** The balances' version the shown funding was allocated at. */
+  private balancesSeen = -1;
   /** Highest row position taken in. */
   private cursor = 0;
   /** The read model's checkpoint this view has caught up with. */
@@ -169,8 +183,6 @@ export class SolvableOrders {
   /** The last refresh asked for, settled either way: the next one runs after it. */
   private refreshed: Promise<void> = Promise.resolve();
   private built: Built | undefined;
-  /** The segments of the last answer, by the first order of each (funded or not). */
-  private segments = new Map<Entry, Segment>();
 
   constructor(
     private readonly store: ReadModelStore,
@@ -178,7 +190,11 @@ export class SolvableOrders {
     private readonly balances: SpendableBalances | undefined,
     /** The settlement contract (lowercase), shown on every order (presentOrder). */
     private readonly settlement: string,
-  ) {}
+    /** Orders per segment at most (tests take small segments, to split and join them often). */
+    segmentSize = SEGMENT_SIZE,
+  ) {
+    this.ordered = new SegmentedList<Entry, Encoded>(oldestFirst, segmentSize);
+  }
 
   async start(): Promise<void> {
     this.runner.on('advanced', (name: string) => {
@@ -254,10 +270,9 @@ export class SolvableOrders {
     this.open.set(uid, entry);
     pair.orders.set(uid, entry);
     pair.funded = undefined;
-    // New orders are the newest: most go at the end.
-    const last = this.ordered.at(-1);
-    if (!last || oldestFirst(last, entry) < 0) this.ordered.push(entry);
-    else this.ordered.splice(insertionIndex(this.ordered, entry), 0, entry);
+    this.changedPairs.add(pair);
+    this.ordered.insert(entry);
+    this.expiring.push(entry);
     return !known;
   }
 
@@ -266,11 +281,18 @@ export class SolvableOrders {
     const entry = this.open.get(uid);
     if (!entry) return false;
     this.open.delete(uid);
-    this.ordered.splice(insertionIndex(this.ordered, entry), 1);
+    if (entry.shown) this.shown.remove(entry.shown.json);
+    entry.shown = undefined;
+    this.ordered.remove(entry);
+    this.expiring.remove(entry);
     const pair = entry.pair;
     pair.orders.delete(uid);
     pair.funded = undefined;
-    if (pair.orders.size > 0) return false;
+    if (pair.orders.size > 0) {
+      this.changedPairs.add(pair);
+      return false;
+    }
+    this.changedPairs.delete(pair);
     this.pairs.delete(pairKey(entry.state.order!));
     return true;
   }
@@ -279,7 +301,22 @@ export class SolvableOrders {
   private written(entry: Entry, now: number, availableBalance: bigint | null): Written {
     if (entry.written?.availableBalance === availableBalance) return entry.written;
     const json = Buffer.from(JSON.stringify(presentOrder(entry.state, now, this.settlement, availableBalance)!));
-    return (entry.written = { availableBalance, json, hash: createHash('sha256').update(json).digest() });
+    return (entry.written = { availableBalance, json });
+  }
+
+  /** Allocates the pair's funding at `now` and puts in the answer what changed of its orders. */
+  private show(pair: Pair, now: number): void {
+    const byUid = this.fundingOfPair(pair, now);
+    pair.shownWith = { spendable: pair.funded!.spendable };
+    for (const [uid, entry] of pair.orders) {
+      const f = byUid.get(uid)!;
+      const next = f.funded ? this.written(entry, now, f.availableBalance) : undefined;
+      if (next === entry.shown) continue;
+      if (entry.shown) this.shown.remove(entry.shown.json);
+      if (next) this.shown.add(next.json);
+      entry.shown = next;
+      this.ordered.touch(entry);
+    }
   }
 
   private build(now: number): Built {
@@ -289,69 +326,76 @@ export class SolvableOrders {
 
     // An expired order never becomes valid again: forget it, and stop reading its owner's balance.
     let pairsGone = false;
-    for (const [uid, entry] of this.open) {
-      if (entry.state.order!.validTo < now) pairsGone = this.remove(uid) || pairsGone;
+    for (let next = this.expiring.peek(); next && next.state.order!.validTo < now; next = this.expiring.peek()) {
+      pairsGone = this.remove(next.state.order!.uid) || pairsGone;
     }
     if (pairsGone) this.trackBalances();
-    for (const pair of this.pairs.values()) this.fundingOfPair(pair, now);
-
-    const segments = new Map<Entry, Segment>();
-    let first: Entry | undefined;
-    let orders: Written[] = [];
-    let validUntil = Number.MAX_SAFE_INTEGER;
-    const endSegment = () => {
-      if (first && orders.length > 0) segments.set(first, this.segment(first, orders));
-      first = undefined;
-      orders = [];
-    };
-    for (const entry of this.ordered) {
-      first ??= entry;
-      const f = entry.pair.funded!.byUid.get(entry.state.order!.uid)!;
-      if (f.funded) {
-        orders.push(this.written(entry, now, f.availableBalance));
-        validUntil = Math.min(validUntil, entry.state.order!.validTo);
+    // A new version of the balances: the pairs whose amount is not the one their funding was allocated with.
+    if (this.balances && balancesVersion !== this.balancesSeen) {
+      for (const pair of this.pairs.values()) {
+        if (pair.shownWith?.spendable !== this.balances.get(pair.owner, pair.token)) this.changedPairs.add(pair);
       }
-      if (endsSegment(entry)) endSegment();
     }
-    endSegment();
-    this.segments = segments;
+    this.balancesSeen = balancesVersion;
+    for (const pair of this.changedPairs) this.show(pair, now);
+    this.changedPairs.clear();
 
-    const kept = [...segments.values()];
-    const body = asArray(kept.map((segment) => segment.text), OPEN, COMMA, CLOSE);
-    // The ETag hashes the segments' hashes, themselves of the orders' hashes, in answer order: the same
-    // answer gives the same ETag on every instance.
-    const tag = createHash('sha256');
-    for (const segment of kept) tag.update(segment.hash);
-    const etag = `"${tag.digest('base64url').slice(0, 27)}"`;
+    const kept: Encoded[] = [];
+    for (const segment of this.ordered.segments) {
+      const encoded = (segment.encoded ??= this.encode(segment.items));
+      if (encoded.text.length > 0) kept.push(encoded);
+    }
+    const etag = `"${this.shown.digest().toString('base64url').slice(0, 27)}"`;
     let gzipped: Promise<Pieces> | undefined;
+    let auction: { orders: Pieces; tokens: string[] } | undefined;
     this.built = {
-      body: { buffers: body, length: body.reduce((sum, buffer) => sum + buffer.length, 0) },
+      body: asPieces(asArray(kept.map((encoded) => encoded.text), OPEN, COMMA, CLOSE)),
       etag,
       gzipped: () => (gzipped ??= this.gzipped(kept)),
+      auctionOrders: () => (auction ??= this.auctionOrders(kept)),
       cursor: this.cursor,
       balancesVersion,
-      validUntil,
+      validUntil: this.expiring.peek()?.state.order!.validTo ?? Number.MAX_SAFE_INTEGER,
     };
     return this.built;
   }
 
-  /** The segment starting at `first` with these orders: the last answer's, unless its orders changed. */
-  private segment(first: Entry, orders: Written[]): Segment {
-    const previous = this.segments.get(first);
-    if (previous && sameOrders(previous.orders, orders)) return previous;
-    const hash = createHash('sha256');
-    for (const order of orders) hash.update(order.hash);
-    const text = Buffer.concat(separated(orders.map((order) => order.json), COMMA));
+  /** A segment's encoding: its funded orders' JSON joined, compressed off the event loop. */
+  private encode(items: readonly Entry[]): Encoded {
+    const shown = items.filter((entry) => entry.shown);
+    const text = Buffer.concat(separated(shown.map((entry) => entry.shown!.json), COMMA));
     const piece = deflatePiece(text);
     // A client may never ask for the gzipped answer: a failed compression is then nobody's to hear.
     piece.catch(() => undefined);
-    return { orders, text, hash: hash.digest(), piece };
+    return { shown, text, piece };
   }
 
   /** The answer gzipped, once the segments' pieces are compressed. */
-  private async gzipped(segments: readonly Segment[]): Promise<Pieces> {
+  private async gzipped(segments: readonly Encoded[]): Promise<Pieces> {
     const { open, comma, close } = punctuationPieces();
     const pieces = await Promise.all(segments.map((segment) => segment.piece));
     return gzipMember(asArray(pieces, open, comma, close));
+  }
+
+  /** The answer's orders in their auction form, from each segment's (made once per segment encoding). */
+  private auctionOrders(segments: readonly Encoded[]): { orders: Pieces; tokens: string[] } {
+    const tokens = new Set<string>();
+    const texts = segments.map((segment) => {
+      segment.auction ??= this.auctionSegment(segment.shown);
+      for (const token of segment.auction.tokens) tokens.add(token);
+      return segment.auction.text;
+    });
+    return { orders: asPieces(asArray(texts, OPEN, COMMA, CLOSE)), tokens: [...tokens] };
+  }
+
+  private auctionSegment(shown: readonly Entry[]): { text: Buffer; tokens: string[] } {
+    const tokens = new Set<string>();
+    const jsons = shown.map((entry) => {
+      const order = entry.state.order!;
+      tokens.add(order.sellToken).add(order.buyToken);
+      // The auction form has no field that depends on the time or the balance: one per order state.
+      return (entry.auctionJson ??= Buffer.from(JSON.stringify(auctionOrder(presentOrder(entry.state, 0, this.settlement)!))));
+    });
+    return { text: Buffer.concat(separated(jsons, COMMA)), tokens: [...tokens] };
   }
 }

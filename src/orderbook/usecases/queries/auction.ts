@@ -4,10 +4,8 @@
  * stream announces.
  */
 import { createHash } from 'node:crypto';
-import type { Order } from '../../../generated/orderbook/order.js';
 import type { Auction } from '../../../generated/orderbook/auction.js';
-import type { AuctionOrder } from '../../../generated/orderbook/auction-order.js';
-import type { SolvableAnswer } from '../../read/solvable-view.js';
+import type { Pieces, SolvableAnswer } from '../../read/solvable-view.js';
 import { tokenPrice } from './prices.js';
 import { nowOf, type Book } from '../book.js';
 
@@ -24,48 +22,25 @@ export async function auctionTag(book: Pick<Book, 'solvable' | 'clock'>): Promis
 /**
  * GET /api/v1/auction: the solvable orders (as solvable_orders has them), the newest block seen, and the
  * native prices of their tokens (×1e18). The id is derived from the solvable set's ETag: it changes when
- * the set does and is the same on every instance that sees the same set.
+ * the set does and is the same on every instance that sees the same set. The orders come encoded from the
+ * solvable view (each order's auction form made once per order state), so building the auction again after
+ * a change costs its prices, not the book.
  */
-export async function auction(book: Pick<Book, 'solvable' | 'clock' | 'chain' | 'auctionCache'>): Promise<{ etag: string; body: string }> {
+export async function auction(book: Pick<Book, 'solvable' | 'clock' | 'chain' | 'auctionCache'>): Promise<{ etag: string; body: Pieces }> {
   const answer = await solvableOrders(book);
   const cache = book.auctionCache;
   if (cache.last?.etag === answer.etag) return cache.last;
-  const orders = (JSON.parse(Buffer.concat(answer.body.buffers).toString('utf8')) as Order[]).map(auctionOrder);
-  const prices: Record<string, string> = {};
-  for (const token of new Set(orders.flatMap((o) => [o.sellToken, o.buyToken]))) {
+  const { orders, tokens } = answer.auctionOrders();
+  const prices: Auction['prices'] = {};
+  for (const token of tokens) {
     const priced = await tokenPrice(book, token).catch(() => null);
     if (priced) prices[token] = ((priced.price.numerator * 10n ** 18n) / priced.price.denominator).toString();
   }
-  const id = Number.parseInt(createHash('sha256').update(answer.etag).digest('hex').slice(0, 12), 16);
-  const built: Auction = { id, block: book.chain.headBlock?.() ?? 0, orders, prices };
-  cache.last = { etag: answer.etag, body: JSON.stringify(built) };
+  const id: Auction['id'] = Number.parseInt(createHash('sha256').update(answer.etag).digest('hex').slice(0, 12), 16);
+  const block: Auction['block'] = book.chain.headBlock?.() ?? 0;
+  // The Auction object's JSON (id, block, orders, prices), with the orders' array as the view encoded it.
+  const head = Buffer.from(`{"id":${JSON.stringify(id)},"block":${JSON.stringify(block)},"orders":`);
+  const tail = Buffer.from(`,"prices":${JSON.stringify(prices)}}`);
+  cache.last = { etag: answer.etag, body: { buffers: [head, ...orders.buffers, tail], length: head.length + orders.length + tail.length } };
   return cache.last;
-}
-
-/** A solvable order as GET /api/v1/auction forwards it (the reference's AuctionOrder). */
-function auctionOrder(order: Order): AuctionOrder {
-  return {
-    uid: order.uid,
-    sellToken: order.sellToken,
-    buyToken: order.buyToken,
-    sellAmount: order.sellAmount,
-    buyAmount: order.buyAmount,
-    created: String(Math.floor(Date.parse(order.creationDate) / 1000)),
-    validTo: order.validTo,
-    kind: order.kind,
-    receiver: order.receiver,
-    owner: order.owner,
-    partiallyFillable: order.partiallyFillable,
-    executed: order.kind === 'sell' ? order.executedSellAmountBeforeFees : order.executedBuyAmount,
-    preInteractions: [],
-    postInteractions: [],
-    sellTokenBalance: order.sellTokenBalance,
-    buyTokenBalance: order.buyTokenBalance,
-    class: order.class ?? 'limit',
-    appData: order.appData,
-    signature: order.signature,
-    signingScheme: order.signingScheme,
-    protocolFees: [],
-    ...(order.quote ? { quote: { sellAmount: order.quote.sellAmount, buyAmount: order.quote.buyAmount, fee: order.quote.feeAmount } } : {}),
-  };
 }
