@@ -66,8 +66,22 @@ interface Built extends SolvableAnswer {
 
 const NAME = ordersProjection.name;
 
-/** Orders per segment at most (a segment splits beyond it). */
-const SEGMENT_SIZE = 256;
+/** How much the view does at a time. Tests take small numbers, to split segments and yield often. */
+export interface SolvableLimits {
+  /** Orders per segment at most (a segment splits beyond it). */
+  segmentSize: number;
+  /** Rows of the read model taken in per turn of the event loop (the first refresh takes them all). */
+  rowsPerTurn: number;
+  /** Orders looked at (their funding allocated, their JSON written and hashed when changed) per turn while building. */
+  ordersPerTurn: number;
+  /** Bytes of segment text joined per turn while building. */
+  bytesPerTurn: number;
+}
+
+const LIMITS: SolvableLimits = { segmentSize: 256, rowsPerTurn: 2000, ordersPerTurn: 500, bytesPerTurn: 4 << 20 };
+
+/** Lets the event loop serve what waits (I/O first) before going on. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * One open order: its state, its amounts as the funding allocation takes them (made once), its JSON for the
@@ -183,6 +197,9 @@ export class SolvableOrders {
   /** The last refresh asked for, settled either way: the next one runs after it. */
   private refreshed: Promise<void> = Promise.resolve();
   private built: Built | undefined;
+  private readonly limits: SolvableLimits;
+  /** The build in progress: one at a time. */
+  private building: Promise<void> | undefined;
 
   constructor(
     private readonly store: ReadModelStore,
@@ -190,10 +207,10 @@ export class SolvableOrders {
     private readonly balances: SpendableBalances | undefined,
     /** The settlement contract (lowercase), shown on every order (presentOrder). */
     private readonly settlement: string,
-    /** Orders per segment at most (tests take small segments, to split and join them often). */
-    segmentSize = SEGMENT_SIZE,
+    limits: Partial<SolvableLimits> = {},
   ) {
-    this.ordered = new SegmentedList<Entry, Encoded>(oldestFirst, segmentSize);
+    this.limits = { ...LIMITS, ...limits };
+    this.ordered = new SegmentedList<Entry, Encoded>(oldestFirst, this.limits.segmentSize);
   }
 
   async start(): Promise<void> {
@@ -204,10 +221,26 @@ export class SolvableOrders {
     await this.refresh();
   }
 
-  /** The answer at `now` (Unix seconds), current with the read model as the runner knows it. */
+  /**
+   * The answer at `now` (Unix seconds), current with the read model as the runner knows it. A build that has
+   * much to do (the first, or a balance change of an owner with many orders) yields to the event loop between
+   * batches; what changed meanwhile is built next, before this answers.
+   */
   async answer(now: number): Promise<SolvableAnswer> {
-    if (this.syncedTo < this.runner.checkpoint(NAME)) await this.refresh();
-    return this.build(now);
+    for (;;) {
+      if (this.syncedTo < this.runner.checkpoint(NAME)) await this.refresh();
+      const b = this.built;
+      if (b && this.holds(b, now)) return b;
+      this.building ??= this.build(now).finally(() => {
+        this.building = undefined;
+      });
+      await this.building;
+    }
+  }
+
+  /** Whether the answer built is the one for `now` and what the view holds. */
+  private holds(b: Built, now: number): boolean {
+    return b.cursor === this.cursor && b.balancesVersion === (this.balances?.version ?? 0) && now <= b.validUntil && this.changedPairs.size === 0;
   }
 
   /** Funding of an open, valid order at `now`; undefined for orders that are not open. */
@@ -234,16 +267,22 @@ export class SolvableOrders {
     const run = async () => {
       // The runner's checkpoint is never ahead of the stored one, so the rows found below cover it.
       const checkpoint = this.runner.checkpoint(NAME);
-      const rows = await this.store.find<OrderDoc>(NAME, {
-        where: [{ column: 'position', op: '>', value: this.cursor }],
-        orderBy: [{ column: 'position' }],
-      });
       let pairsChanged = false;
-      for (const row of rows) {
-        const state = stateOf(row.doc);
-        pairsChanged = this.remove(row.key) || pairsChanged;
-        if (solvableByEvents(state)) pairsChanged = this.add(row.key, state) || pairsChanged;
-        if (row.position > this.cursor) this.cursor = row.position;
+      for (let page = 0; ; page++) {
+        // A page at a time, the event loop served between pages: the first refresh reads the whole book.
+        if (page > 0) await nextTurn();
+        const rows = await this.store.find<OrderDoc>(NAME, {
+          where: [{ column: 'position', op: '>', value: this.cursor }],
+          orderBy: [{ column: 'position' }],
+          limit: this.limits.rowsPerTurn,
+        });
+        for (const row of rows) {
+          const state = stateOf(row.doc);
+          pairsChanged = this.remove(row.key) || pairsChanged;
+          if (solvableByEvents(state)) pairsChanged = this.add(row.key, state) || pairsChanged;
+          if (row.position > this.cursor) this.cursor = row.position;
+        }
+        if (rows.length < this.limits.rowsPerTurn) break;
       }
       this.syncedTo = Math.max(this.syncedTo, checkpoint);
       if (pairsChanged) this.trackBalances();
@@ -304,25 +343,34 @@ export class SolvableOrders {
     return (entry.written = { availableBalance, json });
   }
 
-  /** Allocates the pair's funding at `now` and puts in the answer what changed of its orders. */
-  private show(pair: Pair, now: number): void {
+  /**
+   * Allocates the pair's funding at `now` and puts in the answer what changed of its orders; answers how
+   * many of its orders it looked at.
+   */
+  private show(pair: Pair, now: number): number {
     const byUid = this.fundingOfPair(pair, now);
     pair.shownWith = { spendable: pair.funded!.spendable };
     for (const [uid, entry] of pair.orders) {
-      const f = byUid.get(uid)!;
-      const next = f.funded ? this.written(entry, now, f.availableBalance) : undefined;
+      // An order taken in during a build's yield may be expired already: not shown, and removed by the next.
+      const f = byUid.get(uid);
+      const next = f?.funded ? this.written(entry, now, f.availableBalance) : undefined;
       if (next === entry.shown) continue;
       if (entry.shown) this.shown.remove(entry.shown.json);
       if (next) this.shown.add(next.json);
       entry.shown = next;
       this.ordered.touch(entry);
     }
+    return pair.orders.size;
   }
 
-  private build(now: number): Built {
+  /**
+   * Builds the answer at `now` from what changed since the last. Between batches it yields to the event
+   * loop; a refresh may then change orders, which are in `changedPairs` and in segments without an encoding
+   * again, so the last step (no yield) encodes what is left and takes the ETag from the same state.
+   */
+  private async build(now: number): Promise<void> {
+    const cursor = this.cursor;
     const balancesVersion = this.balances?.version ?? 0;
-    const b = this.built;
-    if (b && b.cursor === this.cursor && b.balancesVersion === balancesVersion && now <= b.validUntil) return b;
 
     // An expired order never becomes valid again: forget it, and stop reading its owner's balance.
     let pairsGone = false;
@@ -337,8 +385,26 @@ export class SolvableOrders {
       }
     }
     this.balancesSeen = balancesVersion;
-    for (const pair of this.changedPairs) this.show(pair, now);
-    this.changedPairs.clear();
+    let work = 0;
+    // A pair changed again meanwhile is added again, after the one being visited, and visited again.
+    for (const pair of this.changedPairs) {
+      this.changedPairs.delete(pair);
+      work += this.show(pair, now);
+      if (work >= this.limits.ordersPerTurn) {
+        work = 0;
+        await nextTurn();
+      }
+    }
+    let bytes = 0;
+    for (const segment of this.ordered.segments) {
+      if (segment.encoded) continue;
+      segment.encoded = this.encode(segment.items);
+      bytes += segment.encoded.text.length;
+      if (bytes >= this.limits.bytesPerTurn) {
+        bytes = 0;
+        await nextTurn();
+      }
+    }
 
     const kept: Encoded[] = [];
     for (const segment of this.ordered.segments) {
@@ -353,11 +419,10 @@ export class SolvableOrders {
       etag,
       gzipped: () => (gzipped ??= this.gzipped(kept)),
       auctionOrders: () => (auction ??= this.auctionOrders(kept)),
-      cursor: this.cursor,
+      cursor,
       balancesVersion,
       validUntil: this.expiring.peek()?.state.order!.validTo ?? Number.MAX_SAFE_INTEGER,
     };
-    return this.built;
   }
 
   /** A segment's encoding: its funded orders' JSON joined, compressed off the event loop. */

@@ -64,7 +64,7 @@ class SetAmounts implements SpendableBalances {
 }
 
 type Step =
-  | { kind: 'create'; owner: number; token: number; sell: number; partial: boolean; buy: boolean; lifetime: number; age: number }
+  | { kind: 'create'; owner: number; token: number; sell: number; partial: boolean; buy: boolean; lifetime: number; age: number; during: boolean }
   | { kind: 'trade'; pick: number; part: number }
   | { kind: 'cancel'; pick: number }
   | { kind: 'amount'; owner: number; token: number; amount: number | null }
@@ -84,6 +84,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       lifetime: fc.constantFrom(0, 3, 20, 10_000),
       // Most orders are the newest; some carry an older creation date and go between the open ones.
       age: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 100 }) }),
+      // Appended while an answer is being built (which yields between batches here).
+      during: fc.boolean(),
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('trade' as const), pick: fc.nat(), part: fc.constantFrom(1, 2) }) },
@@ -113,7 +115,7 @@ describe('solvable orders view, kept up to date change by change', () => {
         const runner = new ProjectionRunner(events, store, projections, logger);
         await runner.start();
         const amounts = new SetAmounts();
-        const view = new SolvableOrders(store, runner, amounts, SETTLEMENT, segmentSize);
+        const view = new SolvableOrders(store, runner, amounts, SETTLEMENT, { segmentSize, rowsPerTurn: 3, ordersPerTurn: 2, bytesPerTurn: 2000 });
         await view.start();
         try {
           let now = START;
@@ -128,10 +130,23 @@ describe('solvable orders view, kept up to date change by change', () => {
 
           const check = async () => {
             const answer = await view.answer(now);
+            const written = await expected(store, amounts, now);
+            assert.equal(plain(answer).toString(), written.text, 'the answer built change by change is the one written from the rows');
+            await verify(answer);
+            // Another instance that sees the same rows builds the same bytes and ETag from scratch.
+            const fresh = new SolvableOrders(store, runner, amounts, SETTLEMENT);
+            await fresh.start();
+            const scratch = await fresh.answer(now);
+            assert.equal(plain(scratch).toString(), written.text);
+            assert.equal(scratch.etag, answer.etag);
+            // The balances read at every block are those of the open orders' owners and tokens.
+            assert.deepEqual(amounts.tracked, written.pairs);
+          };
+
+          /** The answer's forms agree with its plain text, and its ETag with every answer seen so far. */
+          const verify = async (answer: SolvableAnswer) => {
             const text = plain(answer).toString();
             assert.equal(answer.body.length, Buffer.byteLength(text));
-            const written = await expected(store, amounts, now);
-            assert.equal(text, written.text, 'the answer built change by change is the one written from the rows');
             const gzipped = await answer.gzipped();
             const zipped = Buffer.concat(gzipped.buffers);
             assert.equal(gzipped.length, zipped.length);
@@ -142,19 +157,11 @@ describe('solvable orders view, kept up to date change by change', () => {
             assert.deepEqual(JSON.parse(Buffer.concat(auction.orders.buffers).toString()), orders.map(auctionOrder));
             assert.equal(auction.orders.length, Buffer.concat(auction.orders.buffers).length);
             assert.deepEqual(auction.tokens, [...new Set(orders.flatMap((o) => [o.sellToken, o.buyToken]))]);
-            // Another instance that sees the same rows builds the same bytes and ETag from scratch.
-            const fresh = new SolvableOrders(store, runner, amounts, SETTLEMENT, 256);
-            await fresh.start();
-            const scratch = await fresh.answer(now);
-            assert.equal(plain(scratch).toString(), text);
-            assert.equal(scratch.etag, answer.etag);
             // The ETag changes exactly when the answer does.
             assert.equal(etagOf.get(text) ?? answer.etag, answer.etag, 'the same answer has the same ETag');
             assert.equal(answerOf.get(answer.etag) ?? text, text, 'another answer has another ETag');
             etagOf.set(text, answer.etag);
             answerOf.set(answer.etag, text);
-            // The balances read at every block are those of the open orders' owners and tokens.
-            assert.deepEqual(amounts.tracked, written.pairs);
           };
 
           for (const s of steps) {
@@ -165,6 +172,8 @@ describe('solvable orders view, kept up to date change by change', () => {
               const buy = BigInt(s.sell) * E15;
               const buyToken = '0x' + 'c3'.repeat(20);
               created.push({ uid, owner: OWNERS[s.owner], sellToken: TOKENS[s.token], buyToken, sell, buy, trades: 0 });
+              const before = s.during ? (await expected(store, amounts, now)).text : undefined;
+              const pending = s.during ? view.answer(now) : undefined;
               await append(uid, {
                 ...template,
                 data: {
@@ -183,6 +192,12 @@ describe('solvable orders view, kept up to date change by change', () => {
                 },
               });
               n++;
+              if (pending) {
+                // The answer asked for before the append is the book before it or after it, whole.
+                const answer = await pending;
+                assert.ok([before, (await expected(store, amounts, now)).text].includes(plain(answer).toString()), 'the book before or after the change');
+                await verify(answer);
+              }
             } else if (s.kind === 'trade' && created.length > 0) {
               const order = created[s.pick % created.length];
               // Half of the order, or all of it.
