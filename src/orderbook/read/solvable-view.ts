@@ -269,7 +269,8 @@ export class SolvableOrders {
       const checkpoint = this.runner.checkpoint(NAME);
       let pairsChanged = false;
       for (let page = 0; ; page++) {
-        // A page at a time, the event loop served between pages: the first refresh reads the whole book.
+        // A page at a time, the event loop served between pages: the first refresh reads the whole book. Each
+        // event changes one order's document (keysOf), so no two rows share a position a page could split.
         if (page > 0) await nextTurn();
         const rows = await this.store.find<OrderDoc>(NAME, {
           where: [{ column: 'position', op: '>', value: this.cursor }],
