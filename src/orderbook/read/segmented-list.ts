@@ -2,7 +2,7 @@
  * A sorted list kept in segments of at most `maxSize` items, each segment remembering whether it changed
  * since it was last encoded: the solvable orders answer is the JSON of each segment, sent one after the
  * other, so that a change encodes again the one segment it falls in and leaves the others' bytes as they
- * were. A segment that grows past `maxSize` splits in two; one that shrinks under a quarter of it joins a
+ * were. A segment that grows past `maxSize` splits in two (the last one unevenly, see insert); one that shrinks under a quarter of it joins a
  * neighbour when both fit in one. Where segments begin depends on the list's history, not on its items
  * (which a client chooses), so no client can make the segments small and many.
  */
@@ -65,7 +65,12 @@ export class SegmentedList<T extends SegmentItem<T, E>, E> {
     item.segment = segment;
     this.count++;
     if (segment.items.length > this.maxSize) {
-      const second = new Segment<T, E>(segment.items.splice(segment.items.length >> 1));
+      // Split in halves; the last segment, where the newest items go, leaves its newest eighth to a new last
+      // segment, so that the segments behind it stay nearly full (fewer, larger pieces to send) and the one
+      // every new item changes stays small (less to encode again).
+      const last = at === segments.length - 1;
+      const split = last ? segment.items.length - Math.max(1, segment.items.length >> 3) : segment.items.length >> 1;
+      const second = new Segment<T, E>(segment.items.splice(split));
       for (const moved of second.items) moved.segment = second;
       segments.splice(at + 1, 0, second);
     }

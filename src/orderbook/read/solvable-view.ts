@@ -78,7 +78,7 @@ export interface SolvableLimits {
   bytesPerTurn: number;
 }
 
-const LIMITS: SolvableLimits = { segmentSize: 256, rowsPerTurn: 2000, ordersPerTurn: 500, bytesPerTurn: 4 << 20 };
+const LIMITS: SolvableLimits = { segmentSize: 384, rowsPerTurn: 2000, ordersPerTurn: 500, bytesPerTurn: 4 << 20 };
 
 /** Lets the event loop serve what waits (I/O first) before going on. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

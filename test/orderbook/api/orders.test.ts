@@ -347,11 +347,11 @@ describe('order book API: orders', function () {
   });
 
   it('serves an answer of several segments the same plain, gzipped (fetch, curl) and after a change inside one', async () => {
-    // The answer is kept in segments of at most 256 orders: 300 orders of one owner make at least two.
+    // The answer is kept in segments of at most 384 orders: 400 orders of one owner make at least two.
     const lee = await h.trader({ [TKA]: e18(1000) });
     const separator = (await get(h.api, '/domain')).json.domainSeparator as string;
     const posted: SignedOrderCreation[] = [];
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < 400; i++) {
       const signed = signOrderNative(lee.privateKey, separator, { sellToken: TKA, buyToken: TKC, sellAmount: e18(1) + BigInt(i), buyAmount: e18(1) });
       const res = await postOrder(h.api, signed.body);
       assert.equal(res.status, 201, res.text);
