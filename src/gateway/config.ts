@@ -55,6 +55,12 @@ export function gatewayDefaults(): GatewayConfig {
     },
     apiKeys: [],
     rateLimit: { perIp: 0, perKey: 0, windowSeconds: 1 },
+    wsMaxConnections: 5_000,
+    wsMaxPerClient: 16,
+    wsMaxBufferedBytes: 4 * 1024 * 1024,
+    wsStallMs: 30_000,
+    maxUpstreamAnswerBytes: 32 * 1024 * 1024,
+    upstreamBusyBackoffMs: 2_000,
   };
 }
 
@@ -137,6 +143,12 @@ export function gatewayFromEnv(env: Env): Record<string, unknown> {
       perKey: integer(env, 'RATE_LIMIT_PER_KEY'),
       windowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS'),
     }),
+    wsMaxConnections: integer(env, 'WS_MAX_CONNECTIONS'),
+    wsMaxPerClient: integer(env, 'WS_MAX_PER_CLIENT'),
+    wsMaxBufferedBytes: integer(env, 'WS_MAX_BUFFERED_BYTES'),
+    wsStallMs: integer(env, 'WS_STALL_MS'),
+    maxUpstreamAnswerBytes: integer(env, 'MAX_UPSTREAM_ANSWER_BYTES'),
+    upstreamBusyBackoffMs: integer(env, 'UPSTREAM_BUSY_BACKOFF_MS'),
   });
 }
 

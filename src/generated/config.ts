@@ -94,6 +94,30 @@ export interface GatewayConfig {
    * WebSocket clients are pinged this often; one that has not answered the previous ping is dropped with its subscriptions. 0 disables it.
    */
   wsPingIntervalMs: number;
+  /**
+   * WebSocket connections the service holds at once, all clients together (WS_MAX_CONNECTIONS); past it an upgrade is refused with 503.
+   */
+  wsMaxConnections: number;
+  /**
+   * WebSocket connections one client address may hold at once (WS_MAX_PER_CLIENT); past it an upgrade is refused with 429.
+   */
+  wsMaxPerClient: number;
+  /**
+   * Bytes a WebSocket client may leave unread before it is disconnected with close code 1008 (WS_MAX_BUFFERED_BYTES).
+   */
+  wsMaxBufferedBytes: number;
+  /**
+   * How long a WebSocket client may leave messages unread before it is disconnected with close code 1008 (WS_STALL_MS).
+   */
+  wsStallMs: number;
+  /**
+   * Largest answer read from an upstream (MAX_UPSTREAM_ANSWER_BYTES); a larger one fails the call with 502 and is not counted against the upstream's health.
+   */
+  maxUpstreamAnswerBytes: number;
+  /**
+   * How long an upstream that answered 429 or a rate-limit error is tried last (UPSTREAM_BUSY_BACKOFF_MS), doubled while it stays busy, up to 60 s; its Retry-After when longer.
+   */
+  upstreamBusyBackoffMs: number;
   health: UpstreamHealthConfig;
   hedge?: HedgeConfig;
   cache: CacheConfig;
@@ -263,6 +287,26 @@ export interface OrderbookConfig {
    * Most orders of one auction the dev solver looks at, the oldest first (DEV_SOLVER_MAX_ORDERS, default 100).
    */
   devSolverMaxOrders: number;
+  /**
+   * How long a stream client may leave written bytes unread, in catch-up or live, before it is disconnected (STREAM_STALL_MS, default 30000).
+   */
+  streamStallMs: number;
+  /**
+   * Bytes of frames a catching-up stream makes at a time and holds while its client reads them (STREAM_CATCHUP_CHUNK_BYTES, default 64 KiB).
+   */
+  streamCatchUpChunkBytes: number;
+  /**
+   * Event and solver streams open at once, all clients together (STREAM_MAX_CONNECTIONS, default 1000).
+   */
+  streamMaxConnections: number;
+  /**
+   * Event and solver streams one client address may hold open (STREAM_MAX_PER_CLIENT, default 8).
+   */
+  streamMaxPerClient: number;
+  /**
+   * The order book stays ready while its read models were level with the log head within this long (READY_MAX_LAG_MS, default 10000).
+   */
+  readyMaxLagMs: number;
   /**
    * NATS server with JetStream the log's events are published to, one message per position (NATS_URL; off when unset).
    */

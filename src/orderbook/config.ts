@@ -25,6 +25,11 @@ export function orderbookDefaults(): OrderbookConfig {
     replayCooldownSeconds: 60,
     chainCallsPerSecond: 1000,
     chainCallsQueue: 10_000,
+    streamStallMs: 30_000,
+    streamCatchUpChunkBytes: 64 * 1024,
+    streamMaxConnections: 1_000,
+    streamMaxPerClient: 8,
+    readyMaxLagMs: 10_000,
   };
 }
 
@@ -66,6 +71,11 @@ export function orderbookFromEnv(env: Env): Record<string, unknown> {
     streamMaxBufferedBytes: integer(env, 'STREAM_MAX_BUFFERED_BYTES'),
     devSolver: boolean(env, 'DEV_SOLVER'),
     devSolverMaxOrders: integer(env, 'DEV_SOLVER_MAX_ORDERS'),
+    streamStallMs: integer(env, 'STREAM_STALL_MS'),
+    streamCatchUpChunkBytes: integer(env, 'STREAM_CATCHUP_CHUNK_BYTES'),
+    streamMaxConnections: integer(env, 'STREAM_MAX_CONNECTIONS'),
+    streamMaxPerClient: integer(env, 'STREAM_MAX_PER_CLIENT'),
+    readyMaxLagMs: integer(env, 'READY_MAX_LAG_MS'),
     natsUrl: env.NATS_URL || undefined,
     natsStream: env.NATS_STREAM || undefined,
     replayCooldownSeconds: integer(env, 'REPLAY_COOLDOWN_SECONDS'),

@@ -22,6 +22,8 @@ import { LogFeed } from './live/log-feed.js';
 import { SolverViewWatch, solverViews } from './live/solver-stream.js';
 import { ReplayVerifier } from './live/verify-replay.js';
 import { startNatsFanOut } from './live/nats.js';
+import { StreamAdmission } from './live/admission.js';
+import { clientOf } from '../access/access.js';
 
 /** Orders and cancellations are a few kilobytes; EIP-1271 signatures may be longer, never this long. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -88,7 +90,17 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
         feed,
         solverViews: watch,
         replay: new ReplayVerifier(() => projectionsStatus(book), storeOptions),
-        limits: { heartbeatMs: config.orderbook.streamHeartbeatMs, maxBufferedBytes: config.orderbook.streamMaxBufferedBytes },
+        limits: {
+          heartbeatMs: config.orderbook.streamHeartbeatMs,
+          maxBufferedBytes: config.orderbook.streamMaxBufferedBytes,
+          stallMs: config.orderbook.streamStallMs,
+          catchUpChunkBytes: config.orderbook.streamCatchUpChunkBytes,
+        },
+        admission: new StreamAdmission(
+          { perClient: config.orderbook.streamMaxPerClient, total: config.orderbook.streamMaxConnections },
+          // The caller the access layer identified before the order book saw the request (src/access).
+          (req) => clientOf(req)?.limitId ?? req.socket.remoteAddress ?? 'unknown',
+        ),
       },
     });
     const live = chain;

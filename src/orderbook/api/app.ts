@@ -45,6 +45,7 @@ import { serviceVersion } from './version.js';
 import { openApiDocument } from './openapi.js';
 import type { LogFeed } from '../live/log-feed.js';
 import type { SseLimits } from '../live/sse.js';
+import type { StreamAdmission } from '../live/admission.js';
 import type { SolverViewWatch } from '../live/solver-stream.js';
 import type { ReplayVerifier } from '../live/verify-replay.js';
 import { serveEventStream } from '../live/event-stream.js';
@@ -57,6 +58,8 @@ export interface LiveParts {
   solverViews: SolverViewWatch;
   replay: ReplayVerifier;
   limits: SseLimits;
+  /** The caps on open streams (per client address and in all). */
+  admission: StreamAdmission;
 }
 
 export interface ApiOptions extends BodyLimits {
@@ -228,10 +231,10 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
   });
 
   router.get('/events/stream', (ctx) =>
-    serveEventStream(ctx, parseStreamRequest(ctx.query, ctx.get('Last-Event-ID') || undefined), live.feed, live.limits),
+    serveEventStream(ctx, parseStreamRequest(ctx.query, ctx.get('Last-Event-ID') || undefined), live.feed, live.limits, live.admission),
   );
 
-  router.get('/solver/stream', (ctx) => serveSolverStream(ctx, live.solverViews, live.limits));
+  router.get('/solver/stream', (ctx) => serveSolverStream(ctx, live.solverViews, live.limits, live.admission));
 
   router.post('/projections/replay', async (ctx) => {
     ctx.body = await replayOnce(ctx, () => live.replay.verify());

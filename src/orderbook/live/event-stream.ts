@@ -2,13 +2,15 @@
  * GET /api/v1/events/stream: the event log as Server-Sent Events, each with `id: <position>` and as data
  * the item GET /api/v1/events gives for that position. Resumable: from the Last-Event-ID header, else
  * ?after=, else from now (parsed by the API, api/params.ts); filtered by owner, orderUid and type. Catch-up goes at the client's pace (the
- * writer waits for it to read); once live, a client that falls behind by the bound is cut off (sse.ts).
+ * writer waits for it to read, holding one buffer of frames meanwhile); once live, a client that falls behind
+ * by the bound is cut off, and in either a client that reads nothing for the stall bound is (sse.ts).
  */
 import type { Context } from 'koa';
 import type { StoredEvent } from '../store/types.js';
 import type { LogFeed } from './log-feed.js';
 import { SseResponse, sseFrame, type SseLimits } from './sse.js';
 import { logger } from '../../shared/logger.js';
+import type { StreamAdmission } from './admission.js';
 
 const log = logger.child({ component: 'event-stream' });
 
@@ -35,8 +37,41 @@ export function matches(filter: StreamFilter, event: StoredEvent): boolean {
   return !filter.ownerHex || uid.slice(66, 106).toLowerCase() === filter.ownerHex;
 }
 
-/** Streams the events `request` asks for (the API parsed it: api/params.ts parseStreamRequest). */
-export async function serveEventStream(ctx: Context, request: StreamRequest, feed: LogFeed, limits: SseLimits): Promise<void> {
+/**
+ * An event's frame, made once however many live readers send it (the feed hands all of them the same
+ * objects): a stream client costs a write per event, not a serialization.
+ */
+const frames = new WeakMap<StoredEvent, Buffer>();
+function frameOf(event: StoredEvent): Buffer {
+  let frame = frames.get(event);
+  if (!frame) {
+    frame = Buffer.from(sseFrame({ id: event.position, data: JSON.stringify(event) }));
+    frames.set(event, frame);
+  }
+  return frame;
+}
+
+/** The first catch-up page's size, before the stream knows how many bytes an event of its log makes. */
+const FIRST_PAGE = 64;
+
+/**
+ * Streams the events `request` asks for (the API parsed it: api/params.ts parseStreamRequest), once
+ * `admission` gave the client a place (else the 429 is thrown before anything is written).
+ *
+ * Catch-up holds bytes, not parsed pages: each page read from the store is turned into one buffer of
+ * frames at once (the parsed events are then garbage), written, and the next page is read only once the
+ * client has read that buffer. Pages are sized so that a buffer is about `catchUpChunkBytes` (from the
+ * bytes per event read so far), so a client that stops reading holds about that much, until the stall
+ * bound cuts it off (sse.ts).
+ */
+export async function serveEventStream(
+  ctx: Context,
+  request: StreamRequest,
+  feed: LogFeed,
+  limits: SseLimits,
+  admission: StreamAdmission,
+): Promise<void> {
+  const release = admission.admit(ctx);
   // The response is written here, not by koa (and is not a 404 for the error middleware).
   ctx.status = 200;
   ctx.respond = false;
@@ -44,31 +79,44 @@ export async function serveEventStream(ctx: Context, request: StreamRequest, fee
   let sent = request.after ?? feed.position;
 
   // Writes the events after `sent` that pass the filter; false once the client is gone or cut off.
-  const send = (events: StoredEvent[]): boolean => {
+  const live = (events: StoredEvent[]) => {
     for (const event of events) {
       if (event.position <= sent) continue;
       sent = event.position;
       if (!matches(request.filter, event)) continue;
-      if (!sse.write(sseFrame({ id: event.position, data: JSON.stringify(event) }), event.position)) return false;
+      if (!sse.write(frameOf(event), event.position)) return feed.leave(live);
     }
-    return true;
   };
-  const live = (events: StoredEvent[]) => {
-    if (!send(events)) feed.leave(live);
+  sse.onClose(() => {
+    feed.leave(live);
+    release();
+  });
+
+  let eventsRead = 0;
+  let bytesMade = 0;
+  // No frame made yet from events read: the filter passes few of them, and pages may be as large as the feed's.
+  const pageSize = () =>
+    eventsRead === 0 ? FIRST_PAGE : bytesMade === 0 ? Number.MAX_SAFE_INTEGER : limits.catchUpChunkBytes / (bytesMade / eventsRead);
+  const catchUpPage = async (events: StoredEvent[]): Promise<boolean> => {
+    const parts: string[] = [];
+    let lastId: number | undefined;
+    for (const event of events) {
+      if (event.position <= sent) continue;
+      sent = event.position;
+      eventsRead++;
+      if (!matches(request.filter, event)) continue;
+      const frame = sseFrame({ id: event.position, data: JSON.stringify(event) });
+      bytesMade += frame.length;
+      parts.push(frame);
+      lastId = event.position;
+    }
+    if (parts.length === 0) return sse.isOpen;
+    if (!sse.write(Buffer.from(parts.join('')), lastId)) return false;
+    await sse.drained();
+    return sse.isOpen;
   };
-  sse.onClose(() => feed.leave(live));
   try {
-    const joined = await feed.catchUp(
-      sent,
-      async (events) => {
-        for (const event of events) {
-          if (!send([event])) return false;
-          await sse.drained();
-        }
-        return sse.isOpen;
-      },
-      live,
-    );
+    const joined = await feed.catchUp(sent, catchUpPage, live, pageSize);
     if (!joined || !sse.isOpen) feed.leave(live);
   } catch (err) {
     // The headers are gone: the client learns of it by the stream ending, and resumes from its last id.

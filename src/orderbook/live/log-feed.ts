@@ -47,6 +47,11 @@ export class LogFeed {
     return this.listeners.size;
   }
 
+  /** The newest head of the log the store told of (the log's head, as far as this instance knows). */
+  get head(): number {
+    return this.target;
+  }
+
   /** The position a reader must have reached to join. */
   get position(): number {
     return this.delivered;
@@ -66,18 +71,24 @@ export class LogFeed {
   /**
    * Reads the store from `after` to the feed's position for one reader, a page at a time, calling `page`
    * with each page (awaited: the reader may wait for its client), then joins it. Resolves with false when
-   * `page` gave false (the reader is gone).
+   * `page` gave false (the reader is gone). `pageSize` says how many events the next page may hold (at
+   * most PAGE), so that a reader can bound what one page costs it.
    */
-  async catchUp(after: number, page: (events: StoredEvent[]) => Promise<boolean>, listener: FeedListener): Promise<boolean> {
+  async catchUp(
+    after: number,
+    page: (events: StoredEvent[]) => Promise<boolean>,
+    listener: FeedListener,
+    pageSize: () => number = () => PAGE,
+  ): Promise<boolean> {
     let cursor = after;
     while (cursor < this.delivered) {
-      const events = await this.store.readAll(cursor, PAGE);
+      const events = await this.store.readAll(cursor, Math.max(1, Math.min(PAGE, Math.floor(pageSize()))));
       if (events.length === 0) break;
       cursor = events[events.length - 1].position;
       if (!(await page(events))) return false;
     }
     // No await between the check above and this join: the feed cannot move in between.
-    if (!this.join(listener, cursor)) return this.catchUp(cursor, page, listener);
+    if (!this.join(listener, cursor)) return this.catchUp(cursor, page, listener, pageSize);
     return true;
   }
 

@@ -13,6 +13,7 @@ import { auctionTag, solvableOrders } from '../usecases/queries/auction.js';
 import type { ProjectionRunner } from '../read/runner.js';
 import { logger } from '../../shared/logger.js';
 import { SseResponse, sseFrame, type SseLimits } from './sse.js';
+import type { StreamAdmission } from './admission.js';
 
 export interface SolverView {
   /** The SSE event name and the `view` field of its data. */
@@ -106,7 +107,9 @@ export class SolverViewWatch {
   }
 }
 
-export async function serveSolverStream(ctx: Context, watch: SolverViewWatch, limits: SseLimits): Promise<void> {
+/** The stream, once `admission` gave the client a place (else the 429 is thrown before anything is written). */
+export async function serveSolverStream(ctx: Context, watch: SolverViewWatch, limits: SseLimits, admission: StreamAdmission): Promise<void> {
+  const release = admission.admit(ctx);
   // The response is written here, not by koa (and is not a 404 for the error middleware).
   ctx.status = 200;
   ctx.respond = false;
@@ -117,7 +120,10 @@ export async function serveSolverStream(ctx: Context, watch: SolverViewWatch, li
   const listener: Listener = (view, id) => {
     if (ready && !write(view, id)) watch.unsubscribe(listener);
   };
-  sse.onClose(() => watch.unsubscribe(listener));
+  sse.onClose(() => {
+    watch.unsubscribe(listener);
+    release();
+  });
   await watch.subscribe(listener);
   if (!sse.isOpen) return watch.unsubscribe(listener);
   ready = true;

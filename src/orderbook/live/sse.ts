@@ -1,8 +1,10 @@
 /**
  * One Server-Sent Events response: the headers, a heartbeat comment so that proxies keep an idle stream
- * open, and the bound on what a client may leave unread. A live stream never waits for its slowest reader:
+ * open, and the bounds on a client that does not read. A live stream never waits for its slowest reader:
  * frames are written at once, and a client holding more than `maxBufferedBytes` unread is cut off with a
  * last `slow-consumer` event that says where to resume; a catch-up writer (which can wait) uses drained().
+ * Whichever it is, a client whose stream has had unread bytes waiting for `stallMs` is cut off the same
+ * way, so that a client that stops reading holds its connection and buffers for a bounded time only.
  */
 import type { ServerResponse } from 'node:http';
 
@@ -11,6 +13,10 @@ export interface SseLimits {
   heartbeatMs: number;
   /** Bytes a client may leave unread (in this process's buffers) before it is cut off. */
   maxBufferedBytes: number;
+  /** How long a client may leave written bytes unread (in catch-up or live) before it is cut off. */
+  stallMs: number;
+  /** Bytes of the log a catch-up turns into frames at a time, and so holds while its client reads them. */
+  catchUpChunkBytes: number;
 }
 
 /** A frame's lines; `data` must hold no line break (JSON.stringify's output holds none). */
@@ -29,6 +35,8 @@ export class SseResponse {
   /** The id of the last frame written, which the last message names for resuming. */
   private lastId: number | string | undefined;
   private lastWrite = Date.now();
+  /** Since when what was written waits for the client to read it (Node's buffer above its mark); 0: not waiting. */
+  private stalledSince = 0;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly closeListeners: (() => void)[] = [];
 
@@ -45,9 +53,14 @@ export class SseResponse {
     });
     // An EventSource reconnects after a second (default: about three) with Last-Event-ID.
     res.write(': stream open\nretry: 1000\n\n');
+    res.on('drain', () => (this.stalledSince = 0));
+    const tick = Math.max(1, Math.floor(Math.min(limits.heartbeatMs, limits.stallMs) / 2));
     this.heartbeat = setInterval(() => {
+      if (this.stalledSince !== 0 && Date.now() - this.stalledSince >= limits.stallMs) {
+        return this.cutOff(`the client read nothing for ${limits.stallMs} ms`);
+      }
       if (Date.now() - this.lastWrite >= limits.heartbeatMs / 2) this.write(': heartbeat\n\n');
-    }, Math.max(1, Math.floor(limits.heartbeatMs / 2)));
+    }, tick);
     res.once('close', () => this.finish());
   }
 
@@ -61,22 +74,22 @@ export class SseResponse {
   }
 
   /**
-   * Writes a frame now (`id`: the frame's id, if it has one); false once the stream is closed. A client
-   * that leaves more than the bound unread is cut off.
+   * Writes a frame (or frames) now (`id`: the last frame's id, if it has one); false once the stream is
+   * closed. A client that leaves more than the bound unread is cut off.
    */
-  write(frame: string, id?: number | string): boolean {
+  write(frame: string | Buffer, id?: number | string): boolean {
     if (this.closed) return false;
-    this.res.write(frame);
+    if (!this.res.write(frame) && this.stalledSince === 0) this.stalledSince = Date.now();
     this.lastWrite = Date.now();
     if (id !== undefined) this.lastId = id;
     if (this.res.writableLength > this.limits.maxBufferedBytes) {
-      this.cutOff();
+      this.cutOff(`the client left more than ${this.limits.maxBufferedBytes} bytes unread`);
       return false;
     }
     return true;
   }
 
-  /** Resolves when what was written has left this process (or the stream closed). */
+  /** Resolves when what was written has left this process (or the stream closed: cut off when stalled). */
   drained(): Promise<void> {
     if (this.closed || this.res.writableLength === 0 || !this.res.writableNeedDrain) return Promise.resolve();
     return new Promise((resolve) => {
@@ -96,10 +109,10 @@ export class SseResponse {
     this.finish();
   }
 
-  private cutOff(): void {
+  private cutOff(why: string): void {
+    if (this.closed) return;
     const description =
-      `the client left more than ${this.limits.maxBufferedBytes} bytes unread and is disconnected` +
-      (this.lastId === undefined ? '' : `; reconnect with Last-Event-ID: ${this.lastId} to resume`);
+      `${why} and is disconnected` + (this.lastId === undefined ? '' : `; reconnect with Last-Event-ID: ${this.lastId} to resume`);
     this.res.end(sseFrame({ event: 'slow-consumer', data: JSON.stringify({ errorType: 'SlowConsumer', description }) }));
     const socket = this.res.socket;
     this.finish();
