@@ -33,7 +33,7 @@ export function gatewayDefaults(): GatewayConfig {
     maxBodyBytes: 5 * 1024 * 1024,
     maxBatchSize: 100,
     maxLogsBlockRange: 10_000,
-    maxSubscriptionsPerConnection: 100,
+    maxSubscriptionsPerConnection: 32,
     headPollIntervalMs: 1_000,
     getLogsSplitBlocks: 0,
     wsPingIntervalMs: 30_000,

@@ -34,7 +34,8 @@ export const GATEWAY_ERRORS = {
   upgradeRequired: { status: 426, code: -32600, when: 'a plain GET on a WebSocket address' },
   unauthorized: { status: 401, code: -32600, when: "a missing or unknown API key where keys are required, or an operator route without the operator's credential" },
   misdirected: { status: 421, code: -32600, when: 'a Host the service does not answer for (ALLOWED_HOSTS)' },
-  rateLimited: { status: 429, code: -32005, when: 'a rate limit spent, or the subscriptions of a connection' },
+  rateLimited: { status: 429, code: -32005, when: 'a rate limit spent, the subscriptions of a connection, or the WebSocket connections of a client (WS_MAX_PER_CLIENT)' },
+  serviceFull: { status: 503, code: -32005, when: 'the service holds its most WebSocket connections (WS_MAX_CONNECTIONS)' },
   upstreamFailed: { status: 502, code: -32603, when: 'the upstream failed, or (REST) answered an error object' },
   internal: { status: 500, code: -32603, when: "the gateway's own fault" },
   starting: { status: 503, code: -32603, when: 'the service is still starting' },
@@ -132,6 +133,10 @@ export const rpcErrors = {
   rateLimited: (detail: string, retryAfterSeconds?: number) =>
     new RpcError('rateLimited', `rate limit exceeded: ${detail}`, retryAfterSeconds === undefined ? undefined : { retryAfterSeconds }),
   tooManySubscriptions: (limit: number) => new RpcError('rateLimited', `at most ${limit} subscriptions per connection`),
+  /** A WebSocket upgrade past the client's connections (WS_MAX_PER_CLIENT). */
+  tooManyConnections: (description: string) => new RpcError('rateLimited', description),
+  /** A WebSocket upgrade past every client's connections together (WS_MAX_CONNECTIONS). */
+  serviceFull: (description: string) => new RpcError('serviceFull', description),
   unauthorized: (detail: string) => new RpcError('unauthorized', detail),
   starting: () => new RpcError('starting', 'the service is starting'),
   internal: () => new RpcError('internal', 'Internal error'),

@@ -11,6 +11,10 @@
  * - Other kinds (newPendingTransactions, ...) are relayed from a WebSocket upstream. Clients asking for
  *   the same thing share one upstream subscription, ended when its last client leaves; when that upstream's
  *   connection drops the subscription moves to another WebSocket upstream (or back once it reconnects).
+ *
+ * Whatever the kind, a notification's result is serialized once, however many subscriptions receive it
+ * (every `newHeads` client, every `logs` client whose filter a log passes): only the subscription id
+ * differs from one to the next (see SubscriberSink).
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,9 +27,13 @@ import type { HeadTracker } from './head/tracker.js';
 import type { HeadChange, TrackedBlock } from './head/chain.js';
 import { matchesLog, parseLogsFilter, type LogsFilter, type RawLog } from './head/logs-filter.js';
 
-/** A client connection as the hub sees it: somewhere to write notification frames. */
+/**
+ * A client connection as the hub sees it: somewhere to write notifications. A notification is made once
+ * for all the subscriptions it goes to (notificationBody): the sink writes the few bytes that name the
+ * subscription, then the shared body (websocket.ts sends them as two fragments of one message).
+ */
 export interface SubscriberSink {
-  send(frame: string): void;
+  notify(subscription: string, body: Buffer): void;
   /** False once the client has gone (its dropClient may already have run). */
   readonly open: boolean;
 }
@@ -159,8 +167,9 @@ export class SubscriptionHub {
   private onChange(change: HeadChange): void {
     if (this.closed) return;
     for (const block of change.added) {
-      const payload = JSON.stringify(block.header);
-      for (const [id, sink] of this.headClients) sink.send(frame(id, payload));
+      if (this.headClients.size === 0) break;
+      const body = notificationBody(JSON.stringify(block.header));
+      for (const [id, sink] of this.headClients) sink.notify(id, body);
     }
     // Logs need a fetch per block: queued, so that blocks (and removals) stay in order.
     this.logWork = this.logWork.then(() => this.deliverLogs(change));
@@ -172,9 +181,10 @@ export class SubscriptionHub {
       this.blockLogs.delete(block.hash);
       if (!logs) continue;
       const gone = logs.map((log) => ({ ...log, removed: true }));
+      const bodies = new LazyBodies(gone);
       for (const [id, client] of this.logsClients) {
         if (!client.delivered.delete(block.hash)) continue;
-        for (const log of gone) if (matchesLog(client.filter, log)) client.sink.send(frame(id, JSON.stringify(log)));
+        for (let i = 0; i < gone.length; i++) if (matchesLog(client.filter, gone[i])) client.sink.notify(id, bodies.get(i));
       }
     }
     for (const block of added) {
@@ -182,10 +192,11 @@ export class SubscriptionHub {
       const logs = await this.logsOf(block);
       if (!logs) continue;
       this.remember(block.hash, logs);
+      const bodies = new LazyBodies(logs);
       for (const [id, client] of this.logsClients) {
         client.delivered.add(block.hash);
         if (client.delivered.size > REMEMBERED_BLOCKS) client.delivered.delete(client.delivered.values().next().value!);
-        for (const log of logs) if (matchesLog(client.filter, log)) client.sink.send(frame(id, JSON.stringify(log)));
+        for (let i = 0; i < logs.length; i++) if (matchesLog(client.filter, logs[i])) client.sink.notify(id, bodies.get(i));
       }
     }
   }
@@ -283,8 +294,8 @@ export class SubscriptionHub {
 
   private notify(entry: Relayed, from: WsUpstream, result: unknown): void {
     if (entry.upstream !== from) return;
-    const payload = JSON.stringify(result);
-    for (const [clientId, sink] of entry.clients) sink.send(frame(clientId, payload));
+    const body = notificationBody(JSON.stringify(result));
+    for (const [clientId, sink] of entry.clients) sink.notify(clientId, body);
   }
 
   /** That upstream's connection dropped (its subscriptions with it): move what it carried. */
@@ -309,6 +320,29 @@ export class SubscriptionHub {
   }
 }
 
-function frame(subscription: string, payload: string): string {
-  return `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${subscription}","result":${payload}}}`;
+/**
+ * An `eth_subscription` notification is `notificationHead(id)` followed by `notificationBody(result)`:
+ * {"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"<id>","result":<result>}}, the
+ * key order geth writes.
+ */
+export function notificationHead(subscription: string): string {
+  return `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${subscription}","result":`;
+}
+
+/** The part of a notification every subscription receiving it shares: its result (JSON) and the end. */
+export function notificationBody(resultJson: string): Buffer {
+  return Buffer.from(resultJson + '}}');
+}
+
+/** The bodies of a block's logs, each made when a client's filter first passes it. */
+class LazyBodies {
+  private readonly bodies: (Buffer | undefined)[];
+
+  constructor(private readonly logs: readonly RawLog[]) {
+    this.bodies = new Array(logs.length);
+  }
+
+  get(i: number): Buffer {
+    return (this.bodies[i] ??= notificationBody(JSON.stringify(this.logs[i])));
+  }
 }

@@ -34,6 +34,8 @@ const SAMPLE_ARGS: { [K in keyof typeof rpcErrors]: Parameters<(typeof rpcErrors
   batchTooLarge: [2],
   rateLimited: ['x', 1],
   tooManySubscriptions: [1],
+  tooManyConnections: ['x'],
+  serviceFull: ['x'],
   unauthorized: ['x'],
   starting: [],
   internal: [],
@@ -50,14 +52,14 @@ function sources(dir: string): string[] {
 }
 
 describe('the gateway error catalogue', () => {
-  it('gives every entry a status, a JSON-RPC code and a meaning; 5xx only for its own fault, the upstream and starting', () => {
+  it('gives every entry a status, a JSON-RPC code and a meaning; 5xx only for its own fault, the upstream, starting and a full service', () => {
     for (const name of NAMES) {
       const { status, code, when } = GATEWAY_ERRORS[name];
       assert.ok(Number.isInteger(status) && status >= 400 && status <= 599, name);
       assert.ok(Number.isInteger(code) && code < 0, name);
       assert.ok(when.length > 0, name);
     }
-    assert.deepEqual(NAMES.filter((n) => GATEWAY_ERRORS[n].status >= 500).sort(), ['internal', 'starting', 'upstreamFailed']);
+    assert.deepEqual(NAMES.filter((n) => GATEWAY_ERRORS[n].status >= 500).sort(), ['internal', 'serviceFull', 'starting', 'upstreamFailed']);
   });
 
   it('makes every entry with a constructor (the listener and access refusals by kind, upstream failures as UpstreamError)', () => {

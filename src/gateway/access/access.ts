@@ -39,6 +39,11 @@ export class Caller implements RequestFacts {
     this.apiKey = client.apiKey;
   }
 
+  /** The bucket the access layer counts the caller in (its address, an IPv6 one by its /64). */
+  get limitId(): string {
+    return this.client.limitId;
+  }
+
   /** Charges `cost` calls to the caller's limits; rejects with the 429 RpcError when spent (undefined: no limits). */
   admit(cost: number): Promise<void> | undefined {
     const due = cost - this.prepaid;

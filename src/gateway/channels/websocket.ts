@@ -3,6 +3,13 @@
  * eth_subscribe / eth_unsubscribe. A frame that is not JSON gets a -32700 error and the connection stays
  * open; when a client goes away its subscriptions end. A client that vanishes without closing (a dropped
  * network path sends no FIN) is found by pings: one that has not answered the previous ping is dropped.
+ *
+ * Bounds on what a client can make the process hold: connections per client address (WS_MAX_PER_CLIENT,
+ * else the upgrade is refused 429) and in all (WS_MAX_CONNECTIONS, else 503), both with a JSON-RPC error
+ * body and Retry-After; bytes left unread per connection (WS_MAX_BUFFERED_BYTES) and the time they may stay
+ * unread (WS_STALL_MS), past either of which the connection is closed with 1008. A notification is written
+ * as two fragments of one message: the few bytes naming the subscription, then the body shared by every
+ * subscription it goes to (subscriptions.ts), which the socket queues without copying.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -11,23 +18,36 @@ import type { Gateway } from '../gateway.js';
 import { performance } from 'node:perf_hooks';
 import { parseJson, errorResponse, serializeResponse, type CheckedRequest, type RpcOutcome } from '../jsonrpc.js';
 import { asRpcError, rpcErrors } from '../errors.js';
-import type { SubscriberSink } from '../subscriptions.js';
+import { notificationHead, type SubscriberSink } from '../subscriptions.js';
 import { answerBody, type AnswerContext } from './answer.js';
 import { httpAnswerContext, methodOf } from './network-http.js';
 import type { Caller, RequestFacts } from '../access/access.js';
 import { recordRequest } from '../requests.js';
 import { endSocketWithJson } from '../../http/io.js';
+import { ConnectionCap } from '../../http/connection-cap.js';
 
-/** A client that lets this much pile up unread is cut off rather than allowed to grow our memory. */
-const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** After a close for not reading, the socket is destroyed if the close handshake has not ended by then. */
+const CLOSE_GRACE_MS = 5_000;
+
+/** Retry-After of a refused upgrade: connections end when their clients go, which takes a moment at least. */
+const RETRY_AFTER_SECONDS = 5;
 
 export class WebSocketChannel {
   private readonly wss: WebSocketServer;
   /** Clients that answered (or sent anything) since the last ping round. */
   private readonly alive = new WeakSet<WebSocket>();
   private readonly heartbeat?: NodeJS.Timeout;
+  private readonly stallSweep: NodeJS.Timeout;
+  /** Since when each connection has had bytes unread (performance.now()); absent: it had none at the last sweep. */
+  private readonly unreadSince = new WeakMap<WebSocket, number>();
+  private readonly cap: ConnectionCap;
 
   constructor(private readonly gw: Gateway) {
+    const settings = gw.config.gateway;
+    this.cap = new ConnectionCap({ perClient: settings.wsMaxPerClient, total: settings.wsMaxConnections }, 'WebSocket connections', {
+      perClient: 'WS_MAX_PER_CLIENT',
+      total: 'WS_MAX_CONNECTIONS',
+    });
     this.wss = new WebSocketServer({ noServer: true, maxPayload: gw.config.gateway.maxBodyBytes });
     // A handshake ws refuses (no key, wrong version, not GET) gets the gateway's JSON error, not ws's HTML.
     this.wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => {
@@ -37,6 +57,35 @@ export class WebSocketChannel {
     const interval = gw.config.gateway.wsPingIntervalMs;
     // One timer for all connections rather than one per connection.
     if (interval > 0) this.heartbeat = setInterval(() => this.pingRound(), interval).unref();
+    this.stallSweep = setInterval(() => this.sweepStalled(), Math.max(50, Math.floor(settings.wsStallMs / 4))).unref();
+  }
+
+  /** Connections open now (for tests and the bench). */
+  get connections(): number {
+    return this.cap.count();
+  }
+
+  /** Closes the connections whose unread bytes have waited longer than WS_STALL_MS. */
+  private sweepStalled(): void {
+    const now = performance.now();
+    for (const ws of this.wss.clients) {
+      if (ws.bufferedAmount === 0) {
+        this.unreadSince.delete(ws);
+        continue;
+      }
+      const since = this.unreadSince.get(ws);
+      if (since === undefined) this.unreadSince.set(ws, now);
+      else if (now - since >= this.gw.config.gateway.wsStallMs) {
+        this.cutOff(ws, `client read nothing for ${this.gw.config.gateway.wsStallMs} ms`);
+      }
+    }
+  }
+
+  /** Closes a connection that does not read (1008, policy violation); destroys it if the close does not get through. */
+  private cutOff(ws: WebSocket, reason: string): void {
+    if (ws.readyState !== WebSocket.OPEN) return;
+    ws.close(1008, reason);
+    setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
   }
 
   private pingRound(): void {
@@ -55,23 +104,39 @@ export class WebSocketChannel {
    * accepted; its rate limits are charged per message).
    */
   upgrade(networkName: string, req: IncomingMessage, socket: Duplex, head: Buffer, caller: Caller): void {
+    const admission = this.cap.admit(caller.limitId);
+    if (!admission.admitted) {
+      const error = admission.scope === 'client' ? rpcErrors.tooManyConnections(admission.description) : rpcErrors.serviceFull(admission.description);
+      endSocketWithJson(socket, error.status, JSON.stringify(errorResponse(null, error)), { 'retry-after': String(RETRY_AFTER_SECONDS) });
+      return;
+    }
+    // The socket closes whether the handshake fails or the connection ends later: the place is given back then.
+    socket.once('close', admission.release);
     this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(networkName, ws, caller));
   }
 
   private serve(networkName: string, ws: WebSocket, connection: Caller): void {
     const { network } = this.gw.entry(networkName);
     const hub = network.hub;
+    const maxBuffered = this.gw.config.gateway.wsMaxBufferedBytes;
+    /** Whether more may be written: false once closed, or cut off for leaving more than the bound unread. */
+    const writable = (): boolean => {
+      if (ws.readyState !== WebSocket.OPEN) return false;
+      if (ws.bufferedAmount <= maxBuffered) return true;
+      this.cutOff(ws, `client left more than ${maxBuffered} bytes unread`);
+      return false;
+    };
+    const send = (frame: string) => {
+      if (writable()) ws.send(frame);
+    };
     const sink: SubscriberSink = {
       get open() {
         return ws.readyState === WebSocket.OPEN;
       },
-      send: (frame) => {
-        if (ws.readyState !== WebSocket.OPEN) return;
-        if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
-          ws.close(1008, 'client is not reading its messages');
-          return;
-        }
-        ws.send(frame);
+      notify: (subscription, body) => {
+        if (!writable()) return;
+        ws.send(notificationHead(subscription), { fin: false });
+        ws.send(body, { binary: false, fin: true });
       },
     };
     const limit = this.gw.config.gateway.maxSubscriptionsPerConnection;
@@ -104,7 +169,7 @@ export class WebSocketChannel {
       // Each message is a request of its own for metrics; the connection's caller carries key and limits.
       const caller: RequestFacts = { requestId: connection.requestId, apiKey: connection.apiKey, method: undefined };
       const done = (status: number, frame: string) => {
-        sink.send(frame);
+        send(frame);
         recordRequest(this.gw, networkName, 'ws', caller, status, started);
       };
       let body: unknown;
@@ -136,6 +201,7 @@ export class WebSocketChannel {
 
   close(): void {
     clearInterval(this.heartbeat);
+    clearInterval(this.stallSweep);
     for (const client of this.wss.clients) client.terminate();
     this.wss.close();
   }
