@@ -108,14 +108,12 @@ export class Network {
     return this.tracker.head?.number ?? this.pool.head;
   }
 
-  /** Whether an upstream answers at all (used by /healthz). */
-  async reachable(): Promise<boolean> {
-    try {
-      const outcome = await this.pool.send({ method: 'eth_chainId', params: [] });
-      return outcome.error === undefined;
-    } catch {
-      return false;
-    }
+  /**
+   * Whether the network can serve: an upstream is in rotation, as the pool's health checks last found
+   * (used by /healthz, which so costs no upstream call).
+   */
+  get up(): boolean {
+    return this.pool.serving;
   }
 
   async stop(): Promise<void> {

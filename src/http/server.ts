@@ -1,6 +1,7 @@
 /**
  * The service's HTTP listeners: they listen, find the part a request belongs to, and hand it over.
- * - /healthz and /metrics are the service's own; /status too, when given;
+ * - /healthz (ready: may take traffic), /livez (live: the process serves) and /metrics are the service's
+ *   own; /status too, when given;
  * - /api/... belongs to the order book;
  * - the explorer's page and files (GET / asking for HTML, /explorer/...) when the Host names no network;
  * - every other path belongs to the gateway (src/gateway/http-front.ts says which of them it serves).
@@ -8,7 +9,8 @@
  * (unreadable HTTP, an HTTP/1.1 request without Host) and what a part's handler throws are answered here, in
  * the shape of the part the path belongs to. This module knows no part's internals: they come as HttpParts.
  *
- * Before any part sees a request, the access layer (src/access) runs on it: the Host must be allowed (421),
+ * Before any part sees a request, the access layer (src/access) runs on it (but on /healthz and /livez, which
+ * load balancers probe by address and which cost nothing): the Host must be allowed (421),
  * the caller is identified (address, API key) and charged the route's cost (429) before its body is read,
  * and the operator routes (/metrics, /status, and those a part names) need the operator's credential (401).
  * The browser policy is set here too: CORS per part, and security headers on every answer but the
@@ -280,8 +282,9 @@ export function createMainServer(parts: ServerParts, options: ListenerOptions): 
     const { path, query } = splitUrl(req.url);
     const part = partOf(parts, path);
     if (refuseWithoutHost(req, res, part)) return;
-    // Load balancers probe health by address: it is answered whatever the Host.
+    // Load balancers probe health by address: it is answered whatever the Host, and charged to no one.
     if (path === '/healthz') return health(parts, res);
+    if (path === '/livez') return sendJson(res, 200, LIVE);
     try {
       access.checkHost(req.headers.host);
     } catch (err) {
@@ -336,6 +339,9 @@ export function createPartServer(part: HttpPart, options: ListenerOptions): Serv
   server.on('upgrade', onUpgrade(access, () => part));
   return bounded(server, options.server);
 }
+
+/** GET /livez: the process answers, whatever its parts' state (a load balancer's liveness probe). */
+const LIVE = JSON.stringify({ live: true });
 
 async function health(parts: ServerParts, res: ServerResponse): Promise<void> {
   const report = await parts.health();

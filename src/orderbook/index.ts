@@ -24,6 +24,8 @@ import { ReplayVerifier } from './live/verify-replay.js';
 import { startNatsFanOut } from './live/nats.js';
 import { StreamAdmission } from './live/admission.js';
 import { clientOf } from '../access/access.js';
+import { Readiness } from './live/readiness.js';
+import { performance } from 'node:perf_hooks';
 
 /** Orders and cancellations are a few kilobytes; EIP-1271 signatures may be longer, never this long. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -38,10 +40,11 @@ export interface RunningOrderbook {
   feed: LogFeed;
   handler(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /**
-   * Ready when every read model has caught up with the log. `indexer` says whether this instance indexes
-   * the chain (with PostgreSQL only one does) and the last block it processed.
+   * From what the instance holds (no query): ready while every read model was level with the log's head
+   * within READY_MAX_LAG_MS (live/readiness.ts). `indexer` says whether this instance indexes the chain
+   * (with PostgreSQL only one does) and the last block it processed.
    */
-  health(): Promise<{ ready: boolean; head: number; projections: number; indexer: { leading: boolean; block: number | null } }>;
+  health(): { ready: boolean; head: number; projections: number; indexer: { leading: boolean; block: number | null } };
   stop(): Promise<void>;
 }
 
@@ -78,6 +81,9 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
     });
     indexer.start();
     await feed.start();
+    const readiness = new Readiness(config.orderbook.readyMaxLagMs);
+    // Seen at every step of the read models, so that a moment level between two health probes counts.
+    runner.on('advanced', () => readiness.observe(runner.position, feed.head, performance.now()));
     if (config.orderbook.natsUrl) {
       nats = startNatsFanOut({ url: config.orderbook.natsUrl, stream: config.orderbook.natsStream, feed, logger: log });
     }
@@ -113,10 +119,10 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
       indexer,
       feed,
       handler: app.callback(),
-      async health() {
-        const head = await events.head();
+      health() {
+        const head = feed.head;
         return {
-          ready: runner.position >= head,
+          ready: readiness.ready(runner.position, head, performance.now()),
           head,
           projections: runner.position,
           indexer: { leading: indexer.leading, block: indexer.indexedBlock },

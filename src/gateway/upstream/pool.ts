@@ -177,6 +177,11 @@ export class UpstreamPool {
     this.heads = heads;
   }
 
+  /** Whether any upstream is in rotation (healthy at the last check, not failing too many calls). */
+  get serving(): boolean {
+    return this.healthyPrimaries.length > 0 || this.healthyFallbacks.length > 0;
+  }
+
   /** Number of upstreams. */
   get size(): number {
     return this.members.length;
