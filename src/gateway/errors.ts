@@ -37,6 +37,7 @@ export const GATEWAY_ERRORS = {
   rateLimited: { status: 429, code: -32005, when: 'a rate limit spent, the subscriptions of a connection, or the WebSocket connections of a client (WS_MAX_PER_CLIENT)' },
   serviceFull: { status: 503, code: -32005, when: 'the service holds its most WebSocket connections (WS_MAX_CONNECTIONS)' },
   upstreamFailed: { status: 502, code: -32603, when: 'the upstream failed, or (REST) answered an error object' },
+  upstreamBusy: { status: 503, code: -32603, when: 'every upstream of the network is busy (answered 429 or a rate-limit error)' },
   internal: { status: 500, code: -32603, when: "the gateway's own fault" },
   starting: { status: 503, code: -32603, when: 'the service is still starting' },
   // What the service's listeners refuse before the gateway sees the request, in its shape.
@@ -74,7 +75,8 @@ export class RpcError extends Error {
 /**
  * Why an upstream call failed. 'unreachable' means the request never left the gateway (no connection could
  * be made), so even a transaction may be sent elsewhere; after 'connection-lost', 'timeout' or 'closed' the
- * upstream may have received and acted on it.
+ * upstream may have received and acted on it. 'busy': the upstream refused the call for now (HTTP 429, its
+ * rate limit), without acting on it. 'too-large': its answer exceeded MAX_UPSTREAM_ANSWER_BYTES.
  */
 export type UpstreamFailureReason =
   | 'unreachable'
@@ -82,17 +84,22 @@ export type UpstreamFailureReason =
   | 'timeout'
   | 'bad-response'
   | 'http-status'
-  | 'closed';
+  | 'closed'
+  | 'busy'
+  | 'too-large';
 
 export class UpstreamError extends RpcError {
   constructor(
     readonly reason: UpstreamFailureReason,
     readonly upstream: string,
     detail: string,
-    /** The upstream's HTTP status, for 'http-status'. */
+    /** The upstream's HTTP status, for 'http-status' and 'busy'. */
     readonly httpStatus?: number,
+    /** For 'busy': how long the upstream asked to be left alone (its Retry-After), when it said. */
+    readonly retryAfterMs?: number,
   ) {
-    super('upstreamFailed', `upstream ${upstream} ${detail}`);
+    // Every upstream busy is a moment's unavailability of the service (503); any other fault is a bad gateway.
+    super(reason === 'busy' ? 'upstreamBusy' : 'upstreamFailed', `upstream ${upstream} ${detail}`);
   }
 }
 

@@ -39,8 +39,16 @@ export class Network {
   static async start({ config, gateway, dataDir, logger }: NetworkOptions): Promise<Network> {
     const timeoutMs = gateway.upstreamTimeoutMs;
     const batchCalls = gateway.upstreamBatchCalls;
+    const maxAnswerBytes = gateway.maxUpstreamAnswerBytes;
     const log = logger.child({ network: config.name });
-    const poolOptions = { network: config.name, chainId: config.chainId, health: gateway.health, hedge: gateway.hedge, logger };
+    const poolOptions = {
+      network: config.name,
+      chainId: config.chainId,
+      health: gateway.health,
+      hedge: gateway.hedge,
+      busyBackoffMs: gateway.upstreamBusyBackoffMs,
+      logger,
+    };
     let anvil: Anvil | undefined;
     let members: PoolMember[];
     /** Where heads come from: for the embedded chain its WebSocket, which the pool does not use. */
@@ -50,8 +58,8 @@ export class Network {
       anvil = new Anvil({ name: config.name, chainId: config.chainId, runDir: join(dataDir, 'run'), logger: log });
       await anvil.start();
       const name = `${config.name}/embedded`;
-      const http = new HttpUpstream({ name, network: config.name, url: anvil.httpUrl, timeoutMs, batchCalls });
-      const ws = new WsUpstream({ name, url: anvil.wsUrl, timeoutMs, logger: log });
+      const http = new HttpUpstream({ name, network: config.name, url: anvil.httpUrl, timeoutMs, batchCalls, maxAnswerBytes });
+      const ws = new WsUpstream({ name, url: anvil.wsUrl, timeoutMs, logger: log, maxAnswerBytes });
       log.info({ url: anvil.httpUrl, chainId: config.chainId }, 'embedded anvil started');
       members = [{ transport: http, url: anvil.httpUrl }];
       headSources = [ws];
@@ -60,8 +68,8 @@ export class Network {
       members = config.upstreams.map((u, i): PoolMember => {
         const name = `${config.name}/${i}`;
         const transport: UpstreamTransport = /^wss?:/.test(u.url)
-          ? new WsUpstream({ name, url: u.url, timeoutMs, logger: log })
-          : new HttpUpstream({ name, network: config.name, url: u.url, timeoutMs, batchCalls });
+          ? new WsUpstream({ name, url: u.url, timeoutMs, logger: log, maxAnswerBytes })
+          : new HttpUpstream({ name, network: config.name, url: u.url, timeoutMs, batchCalls, maxAnswerBytes });
         return { transport, role: u.role, weight: u.weight, url: u.url };
       });
       headSources = members.map((m) => m.transport);

@@ -52,14 +52,14 @@ function sources(dir: string): string[] {
 }
 
 describe('the gateway error catalogue', () => {
-  it('gives every entry a status, a JSON-RPC code and a meaning; 5xx only for its own fault, the upstream, starting and a full service', () => {
+  it('gives every entry a status, a JSON-RPC code and a meaning; 5xx only for its own fault, the upstreams, starting and a full service', () => {
     for (const name of NAMES) {
       const { status, code, when } = GATEWAY_ERRORS[name];
       assert.ok(Number.isInteger(status) && status >= 400 && status <= 599, name);
       assert.ok(Number.isInteger(code) && code < 0, name);
       assert.ok(when.length > 0, name);
     }
-    assert.deepEqual(NAMES.filter((n) => GATEWAY_ERRORS[n].status >= 500).sort(), ['internal', 'serviceFull', 'starting', 'upstreamFailed']);
+    assert.deepEqual(NAMES.filter((n) => GATEWAY_ERRORS[n].status >= 500).sort(), ['internal', 'serviceFull', 'starting', 'upstreamBusy', 'upstreamFailed']);
   });
 
   it('makes every entry with a constructor (the listener and access refusals by kind, upstream failures as UpstreamError)', () => {
@@ -80,6 +80,7 @@ describe('the gateway error catalogue', () => {
       [400, 408, 431, 404],
     );
     made_.add(new UpstreamError('timeout', 'u1', 'timed out').refusal);
+    made_.add(new UpstreamError('busy', 'u1', 'is busy (HTTP 429)', 429).refusal);
     for (const kind of Object.keys(ACCESS_REFUSALS) as (keyof typeof ACCESS_REFUSALS)[]) {
       const err = fromRefusal(new AccessRefusal(kind, 'refused', kind === 'rateLimited' ? 3 : undefined));
       assert.equal(err.refusal, ACCESS_REFUSALS[kind]);
@@ -96,7 +97,7 @@ describe('the gateway error catalogue', () => {
     const files = [...sources(repoPath('src', 'gateway')), ...sources(repoPath('src', 'http'))].filter((p) => !p.endsWith(join('gateway', 'errors.ts')));
     const text = files.map((path) => readFileSync(path, 'utf8')).join('\n');
     assert.doesNotMatch(text, /new RpcError\(/, 'RpcErrors are made in errors.ts only');
-    const raised = new Set<GatewayErrorName>([...Object.values(LISTENER_REFUSALS), ...Object.values(ACCESS_REFUSALS), 'upstreamFailed']);
+    const raised = new Set<GatewayErrorName>([...Object.values(LISTENER_REFUSALS), ...Object.values(ACCESS_REFUSALS), 'upstreamFailed', 'upstreamBusy']);
     for (const name of Object.keys(rpcErrors) as (keyof typeof rpcErrors)[]) {
       if (new RegExp(`rpcErrors\\.${name}\\b`).test(text)) raised.add(made(name).refusal);
     }

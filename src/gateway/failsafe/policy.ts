@@ -34,12 +34,39 @@ export function isFilterMethod(method: string): boolean {
 }
 
 /**
- * Whether a call that failed with `err` may go to another upstream. A read always may. Anything else only
- * when the first upstream was never reached: a transaction that may have arrived is not sent again, since
- * the second node's answer ("already known", "nonce too low") would replace the hash the client expects.
+ * Whether a call that failed with `err` may go to another upstream. A read always may, unless its answer
+ * was too large (another upstream's would be as large). Anything else only when the first upstream did not
+ * act on it: never reached, or busy (it refused the call for now); a transaction that may have arrived is
+ * not sent again, since the second node's answer ("already known", "nonce too low") would replace the hash
+ * the client expects.
  */
 export function mayRetry(method: string, err: UpstreamError): boolean {
-  return READ_METHODS.has(method) || err.reason === 'unreachable';
+  if (err.reason === 'too-large') return false;
+  return READ_METHODS.has(method) || err.reason === 'unreachable' || err.reason === 'busy';
+}
+
+/**
+ * Whether an upstream failure says something about the upstream's health. A call it refused for now (busy)
+ * says it is at its provider's rate limit, not broken; an answer too large says what the client asked for,
+ * and any client could ask for it on purpose to have upstreams taken out.
+ */
+export function countsAgainstHealth(err: UpstreamError): boolean {
+  return err.reason !== 'busy' && err.reason !== 'too-large' && err.reason !== 'closed';
+}
+
+/**
+ * Error answers by which a provider says it is over its rate limit or capacity (HTTP 429 is handled by the
+ * transport): Infura and Alchemy use -32005 "limit exceeded" / "rate limit", others -32029 or -32090 with
+ * "too many requests", or plain words (the phrases eRPC recognises). The same code also means "query
+ * returned more than 10000 results" on Infura, which is the client's request and no sign of load: the
+ * words decide, not the code.
+ */
+const BUSY_MESSAGES =
+  /rate limit|too many requests|limit exceeded|exceeded the quota|reached the quota|request limit reached|requests limited to|under too much load|capacity exceeded|over capacity/i;
+const NOT_BUSY_MESSAGES = /returned more than|block range|too big|too large|range is too|max results/i;
+
+export function isBusyAnswer(error: JsonRpcErrorObject): boolean {
+  return typeof error.message === 'string' && BUSY_MESSAGES.test(error.message) && !NOT_BUSY_MESSAGES.test(error.message);
 }
 
 /**

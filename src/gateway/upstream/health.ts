@@ -93,3 +93,15 @@ export function weightedPick(weights: readonly number[], current: number[]): num
   current[best] -= total;
   return best;
 }
+
+/** Longest an upstream stays "busy" (tried last), whatever its Retry-After says. */
+export const MAX_BUSY_BACKOFF_MS = 60_000;
+
+/**
+ * How long an upstream that said it is busy is tried last: `baseMs` the first time, twice the previous
+ * backoff while it stays busy, at least what its Retry-After asked, never above MAX_BUSY_BACKOFF_MS.
+ */
+export function busyBackoff(previousMs: number, baseMs: number, retryAfterMs: number | undefined): number {
+  const doubled = previousMs > 0 ? previousMs * 2 : baseMs;
+  return Math.min(MAX_BUSY_BACKOFF_MS, Math.max(doubled, retryAfterMs ?? 0));
+}

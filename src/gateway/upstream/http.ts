@@ -14,6 +14,10 @@
  * connection drops, its calls go again alone, so that a call the node chokes on fails alone. A timeout,
  * a 408 or 429, or an unreachable upstream fails each call, for the pool to handle as it would alone.
  *
+ * An answer is read whole (to parse it) up to `maxAnswerBytes`: one that says it is larger (Content-Length)
+ * or grows larger is aborted, and its call fails 'too-large' (502 naming MAX_UPSTREAM_ANSWER_BYTES). HTTP
+ * 429 is 'busy', whatever the body, with the upstream's Retry-After: the pool tries another upstream.
+ *
  * Each exchange (connect, request, whole answer) has one deadline, `timeoutMs` after it starts. Deadlines
  * are not timers: the exchanges in flight sit in a list, in the order they started and so of their
  * deadlines, which one interval per upstream sweeps from the oldest, aborting those past their deadline
@@ -43,6 +47,8 @@ export interface HttpUpstreamOptions {
   batchCalls?: number;
   /** After a refused batch, how long calls go alone before batches are tried again (default 60 s). */
   batchRetryMs?: number;
+  /** Largest answer read (MAX_UPSTREAM_ANSWER_BYTES); default unbounded. */
+  maxAnswerBytes?: number;
 }
 
 /**
@@ -209,8 +215,24 @@ export class HttpUpstream implements UpstreamTransport {
     });
   }
 
+  /** Largest answer read. */
+  get maxAnswerBytes(): number {
+    return this.options.maxAnswerBytes ?? Infinity;
+  }
+
+  tooLarge(): UpstreamError {
+    return new UpstreamError(
+      'too-large',
+      this.name,
+      `answered more than ${this.maxAnswerBytes} bytes (MAX_UPSTREAM_ANSWER_BYTES); ask for less, e.g. eth_getLogs over fewer blocks`,
+    );
+  }
+
   /** The parsed answer, or why it is not one (called by Exchange once the whole answer is in). */
-  parseAnswer(statusCode: number, text: string): unknown {
+  parseAnswer(statusCode: number, text: string, retryAfter: string | undefined): unknown {
+    if (statusCode === 429) {
+      throw new UpstreamError('busy', this.name, 'is busy (HTTP 429)', 429, retryAfterMs(retryAfter));
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -256,6 +278,14 @@ export class HttpUpstream implements UpstreamTransport {
   }
 }
 
+/** Retry-After in milliseconds: delay-seconds or an HTTP date; undefined when absent or unreadable. */
+function retryAfterMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
 function batchBody(calls: UpstreamCall[]): string {
   return JSON.stringify(calls.map((c, id) => ({ jsonrpc: '2.0', id, method: c.method, params: c.params })));
 }
@@ -267,7 +297,9 @@ class Exchange implements Dispatcher.DispatchHandler {
   newer: Exchange | undefined = undefined;
   private controller: Dispatcher.DispatchController | undefined;
   private statusCode = 0;
+  private retryAfter: string | undefined;
   private readonly chunks: Buffer[] = [];
+  private bytes = 0;
   private settled = false;
 
   constructor(
@@ -284,12 +316,30 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.settled) controller.abort(new Error('deadline passed'));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     this.statusCode = statusCode;
+    if (statusCode === 429) {
+      const retryAfter = headers['retry-after'];
+      this.retryAfter = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+    }
+    const length = Number(headers['content-length']);
+    if (length > this.upstream.maxAnswerBytes) this.overflow(controller);
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    this.bytes += chunk.length;
+    if (this.bytes > this.upstream.maxAnswerBytes) return this.overflow(controller);
     this.chunks.push(chunk);
+  }
+
+  /** The answer is larger than allowed: the exchange ends here, and what was read is dropped. */
+  private overflow(controller: Dispatcher.DispatchController): void {
+    if (this.settled) return;
+    this.settle();
+    this.chunks.length = 0;
+    controller.abort(new Error('answer too large'));
+    this.reject(this.upstream.tooLarge());
   }
 
   onResponseEnd(): void {
@@ -297,7 +347,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     const text = this.chunks.length === 1 ? this.chunks[0].toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
     try {
       this.settle();
-      this.resolve(this.upstream.parseAnswer(this.statusCode, text));
+      this.resolve(this.upstream.parseAnswer(this.statusCode, text, this.retryAfter));
     } catch (err) {
       this.reject(err as UpstreamError);
     }

@@ -12,6 +12,11 @@
  *   repeating it is harmless; a read answered "node is behind" may go on too (RETRY_BEHIND_ERRORS).
  * - Hedging (HEDGE_QUANTILE, off by default): a read whose first upstream is slower than the quantile of the
  *   method's recent latencies is asked of the next candidate too, and the first answer wins (failsafe/hedge.ts).
+ * - Busy: an upstream that answers HTTP 429 or a rate-limit error (failsafe/policy.ts) is at its provider's
+ *   limit, not broken: the call goes to the next candidate, and that upstream is tried last for a backoff
+ *   (UPSTREAM_BUSY_BACKOFF_MS, doubling while it stays busy, its Retry-After when longer; health.ts). It is
+ *   not counted as a failure and stays in rotation; when every candidate is busy the last busy answer is
+ *   the client's. An answer over MAX_UPSTREAM_ANSWER_BYTES is not counted either (any client can ask for one).
  * - Filters (eth_newFilter family) are node state: they are created on the first healthy primary in
  *   configuration order and later calls with their id go to the upstream that created them.
  */
@@ -22,11 +27,11 @@ import type { UpstreamHealthConfig } from '../../generated/config.js';
 import type { Logger } from '../../shared/logger.js';
 import { UpstreamError } from '../errors.js';
 import type { RpcOutcome } from '../jsonrpc.js';
-import { FILTER_CREATE_METHODS, FILTER_USE_METHODS, isBehindAnswer, mayRetry } from '../failsafe/policy.js';
+import { FILTER_CREATE_METHODS, FILTER_USE_METHODS, countsAgainstHealth, isBehindAnswer, isBusyAnswer, mayRetry } from '../failsafe/policy.js';
 import { RecentLatencies, hedgeDelayMs, hedgingOn, mayHedge, type HedgeCharge, type HedgeSettings } from '../failsafe/hedge.js';
 import { metrics, methodLabel, type CounterCell, type HistogramCell } from '../metrics.js';
 import type { UpstreamCall, UpstreamTransport } from './types.js';
-import { ErrorWindow, excessLag, tooManyErrors, weightedPick } from './health.js';
+import { ErrorWindow, busyBackoff, excessLag, tooManyErrors, weightedPick } from './health.js';
 import { LatencyWindow, redactUrl } from './latency.js';
 import { nullMeansBehind, requestedBlock } from './consistency.js';
 import type { UpstreamReport } from '../../generated/status.js';
@@ -47,6 +52,8 @@ export interface PoolOptions {
   health: UpstreamHealthConfig;
   /** Hedged reads; absent or quantile 0: off. */
   hedge?: HedgeSettings;
+  /** First backoff of an upstream that said it is busy (UPSTREAM_BUSY_BACKOFF_MS; default 2 s). */
+  busyBackoffMs?: number;
   logger: Logger;
 }
 
@@ -87,6 +94,9 @@ class Upstream {
   reason: string | undefined;
   head: number | undefined;
   chainChecked = false;
+  /** Until when (performance.now()) it is tried last, having said it is busy; its current backoff. */
+  busyUntil = 0;
+  busyBackoffMs = 0;
   readonly errors: ErrorWindow;
   readonly latency = new LatencyWindow();
   private readonly callMetrics = new Map<string, CallMetrics>();
@@ -146,6 +156,8 @@ export class UpstreamPool {
   /** Hedging's settings when it is on, and each method's recent answer times (methods are a bounded set). */
   private readonly hedge: HedgeSettings | undefined;
   private readonly latencies = new Map<string, RecentLatencies>();
+  /** The latest busyUntil of any upstream: before it, candidates are reordered (busyLast). */
+  private busyHorizon = 0;
 
   constructor(
     members: PoolMember[],
@@ -261,6 +273,7 @@ export class UpstreamPool {
       let timer: NodeJS.Timeout | undefined;
       let failure: UpstreamError | undefined;
       let behind: RpcOutcome | undefined;
+      let busy: RpcOutcome | undefined;
 
       const finish = (winnerWasHedge: boolean) => {
         done = true;
@@ -311,6 +324,13 @@ export class UpstreamPool {
             metrics.upstreamRetries.labels(network, 'transport').inc();
             return ask(false);
           }
+        } else if ((more || inFlight > 0) && outcome.error !== undefined && isBusyAnswer(outcome.error)) {
+          // Refused for now by the provider's limit (attempt() started its backoff): the next one may serve.
+          busy = outcome;
+          if (more) {
+            metrics.upstreamRetries.labels(network, 'busy').inc();
+            return ask(false);
+          }
         } else if (
           this.options.health.retryBehindErrors &&
           (more || inFlight > 0) &&
@@ -330,6 +350,7 @@ export class UpstreamPool {
         if (inFlight > 0) return;
         finish(false);
         if (behind) resolve(behind);
+        else if (busy) resolve(busy);
         else reject(failure!);
       };
 
@@ -352,6 +373,7 @@ export class UpstreamPool {
   private async sendWithFailover(call: UpstreamCall, candidates: Upstream[]): Promise<RpcOutcome> {
     let failure: UpstreamError | undefined;
     let behind: RpcOutcome | undefined;
+    let busy: RpcOutcome | undefined;
     for (let i = 0; i < candidates.length; i++) {
       const more = i + 1 < candidates.length;
       let outcome: RpcOutcome;
@@ -362,6 +384,12 @@ export class UpstreamPool {
         failure = err;
         if (!mayRetry(call.method, err)) break;
         if (more) metrics.upstreamRetries.labels(this.options.network, 'transport').inc();
+        continue;
+      }
+      if (more && outcome.error !== undefined && isBusyAnswer(outcome.error)) {
+        // Refused for now by the provider's limit (attempt() started its backoff): the next one may serve.
+        busy = outcome;
+        metrics.upstreamRetries.labels(this.options.network, 'busy').inc();
         continue;
       }
       if (
@@ -383,12 +411,13 @@ export class UpstreamPool {
     }
     // Every upstream said it is behind: that answer is the truth for now.
     if (behind) return behind;
+    if (busy) return busy;
     throw failure!;
   }
 
   /** One upstream batch; answers in the order of `calls`. Filter calls must not be batched (see relay.ts). */
   async sendBatch(calls: UpstreamCall[]): Promise<RpcOutcome[]> {
-    const candidates = this.rotation();
+    const candidates = this.busyLast(this.rotation());
     let failure: UpstreamError | undefined;
     for (let i = 0; i < candidates.length; i++) {
       try {
@@ -422,9 +451,30 @@ export class UpstreamPool {
       const home = this.filterHome();
       return [home, ...this.rotation().filter((m) => m !== home)];
     }
-    const order = this.rotation();
+    const order = this.busyLast(this.rotation());
     const block = order.length > 1 ? requestedBlock(call.method, call.params) : undefined;
     return block === undefined ? order : this.reachingFirst(order, block);
+  }
+
+  /** `order` with the upstreams in a busy backoff moved to the end (in the same order). */
+  private busyLast(order: Upstream[]): Upstream[] {
+    if (this.busyHorizon === 0) return order;
+    const now = performance.now();
+    if (now >= this.busyHorizon) {
+      this.busyHorizon = 0;
+      return order;
+    }
+    const free = order.filter((m) => m.busyUntil <= now);
+    return free.length === order.length ? order : [...free, ...order.filter((m) => m.busyUntil > now)];
+  }
+
+  /** The upstream said it is busy: it is tried last for a while (longer each time in a row). */
+  private onBusy(member: Upstream, retryAfterMs: number | undefined): void {
+    const first = member.busyBackoffMs === 0;
+    member.busyBackoffMs = busyBackoff(member.busyBackoffMs, this.options.busyBackoffMs ?? 2_000, retryAfterMs);
+    member.busyUntil = performance.now() + member.busyBackoffMs;
+    this.busyHorizon = Math.max(this.busyHorizon, member.busyUntil);
+    if (first) this.log.warn({ upstream: member.name, backoffMs: member.busyBackoffMs }, 'upstream busy (rate limited); tried last for a while');
   }
 
   /** An upstream's head: as the head tracker knows it now, else from the last health check. */
@@ -488,8 +538,16 @@ export class UpstreamPool {
       const elapsed = performance.now() - started;
       counts.latency.observe(elapsed / 1000);
       member.latency.record(elapsed);
-      (outcome.error === undefined ? counts.result : counts.error).pending++;
+      if (outcome.error === undefined) counts.result.pending++;
+      else {
+        counts.error.pending++;
+        if (isBusyAnswer(outcome.error)) {
+          this.onBusy(member, undefined);
+          return outcome;
+        }
+      }
       member.errors.record(false, started);
+      member.busyBackoffMs = 0;
       return outcome;
     } catch (err) {
       counts.latency.observe((performance.now() - started) / 1000);
@@ -521,7 +579,9 @@ export class UpstreamPool {
   }
 
   private onFailure(member: Upstream, err: unknown, now: number): void {
-    if (!(err instanceof UpstreamError) || err.reason === 'closed') return;
+    if (!(err instanceof UpstreamError)) return;
+    if (err.reason === 'busy') return this.onBusy(member, err.retryAfterMs);
+    if (!countsAgainstHealth(err)) return;
     member.errors.record(true, now);
     if (err.reason === 'unreachable') {
       this.takeOut(member, err.message);
@@ -569,6 +629,7 @@ export class UpstreamPool {
     try {
       if (!member.chainChecked) {
         const chain = await member.transport.send({ method: 'eth_chainId', params: [] });
+        if (chain.error && isBusyAnswer(chain.error)) return this.stillBusy(member);
         const chainId = typeof chain.result === 'string' ? Number(chain.result) : NaN;
         if (chainId !== this.options.chainId) {
           this.takeOut(member, chain.error ? `answers eth_chainId with an error` : `serves chain ${chainId}, not ${this.options.chainId}`);
@@ -585,6 +646,7 @@ export class UpstreamPool {
       const started = performance.now();
       const outcome = await member.transport.send({ method: 'eth_blockNumber', params: [] });
       member.latency.record(performance.now() - started);
+      if (outcome.error && isBusyAnswer(outcome.error)) return this.stillBusy(member);
       const head = typeof outcome.result === 'string' ? Number(outcome.result) : NaN;
       if (!Number.isSafeInteger(head)) {
         this.takeOut(member, 'answers eth_blockNumber without a block number');
@@ -594,10 +656,17 @@ export class UpstreamPool {
       metrics.upstreamHead.labels(this.options.network, member.name).set(head);
       return head;
     } catch (err) {
+      if (err instanceof UpstreamError && err.reason === 'busy') return this.stillBusy(member, err.retryAfterMs);
       member.chainChecked = false;
       this.takeOut(member, `failed its health check: ${(err as Error).message}`);
       return undefined;
     }
+  }
+
+  /** A health check the upstream refused as busy: it stays as it was (its last head), in a busy backoff. */
+  private stillBusy(member: Upstream, retryAfterMs?: number): number | undefined {
+    this.onBusy(member, retryAfterMs);
+    return member.head;
   }
 
   private async finalizedOf(member: Upstream): Promise<number | undefined> {

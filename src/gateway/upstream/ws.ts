@@ -3,6 +3,10 @@
  * eth_subscribe notifications routed by subscription id. The connection opens on first use; when it drops
  * while subscriptions are live it is re-opened with backoff and 'reconnected' is emitted so that the
  * subscription hub can subscribe again.
+ *
+ * A message larger than `maxAnswerBytes` is not read: the WebSocket protocol then closes the connection
+ * (1009), and since the gateway cannot tell whose answer it was, every call waiting on that connection
+ * fails 'too-large' (502 naming MAX_UPSTREAM_ANSWER_BYTES); the next call opens a new connection.
  */
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
@@ -24,6 +28,8 @@ export interface WsUpstreamOptions {
   url: string;
   timeoutMs: number;
   logger: Logger;
+  /** Largest message read (MAX_UPSTREAM_ANSWER_BYTES); default ws's own (100 MiB). */
+  maxAnswerBytes?: number;
 }
 
 export class WsUpstream extends EventEmitter implements UpstreamTransport {
@@ -36,6 +42,8 @@ export class WsUpstream extends EventEmitter implements UpstreamTransport {
   private readonly subscribers = new Map<string, (result: unknown) => void>();
   private closed = false;
   private reconnectDelayMs = 250;
+  /** The open connection is closing because a message exceeded maxAnswerBytes. */
+  private overflowed = false;
 
   constructor(private readonly options: WsUpstreamOptions) {
     super();
@@ -104,7 +112,10 @@ export class WsUpstream extends EventEmitter implements UpstreamTransport {
     if (this.closed) return Promise.reject(new UpstreamError('closed', this.name, 'is closed'));
     if (this.socket?.readyState === WebSocket.OPEN) return Promise.resolve(this.socket);
     this.opening ??= new Promise<WebSocket>((resolve, reject) => {
-      const socket = new WebSocket(this.options.url, { handshakeTimeout: this.options.timeoutMs });
+      const socket = new WebSocket(this.options.url, {
+        handshakeTimeout: this.options.timeoutMs,
+        ...(this.options.maxAnswerBytes === undefined ? {} : { maxPayload: this.options.maxAnswerBytes }),
+      });
       socket.once('open', () => {
         this.socket = socket;
         this.opening = undefined;
@@ -112,7 +123,11 @@ export class WsUpstream extends EventEmitter implements UpstreamTransport {
         resolve(socket);
       });
       socket.on('error', (err) => {
-        if (this.socket === socket) return; // errors after open surface as 'close'
+        if (this.socket === socket) {
+          // Errors after open surface as 'close'; this one says why.
+          if ((err as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') this.overflowed = true;
+          return;
+        }
         this.opening = undefined;
         reject(new UpstreamError('unreachable', this.name, `is unreachable (${(err as { code?: string }).code ?? err.message})`));
       });
@@ -150,9 +165,19 @@ export class WsUpstream extends EventEmitter implements UpstreamTransport {
     this.socket = undefined;
     const lost = this.pending.values();
     this.pending.clear();
+    const overflowed = this.overflowed;
+    this.overflowed = false;
     for (const pending of lost) {
       clearTimeout(pending.timer);
-      pending.reject(new UpstreamError('connection-lost', this.name, 'closed the connection'));
+      pending.reject(
+        overflowed
+          ? new UpstreamError(
+              'too-large',
+              this.name,
+              `sent a message of more than ${this.options.maxAnswerBytes} bytes (MAX_UPSTREAM_ANSWER_BYTES) and the connection was closed; ask for less, e.g. eth_getLogs over fewer blocks`,
+            )
+          : new UpstreamError('connection-lost', this.name, 'closed the connection'),
+      );
     }
     const hadSubscriptions = this.subscribers.size > 0;
     if (hadSubscriptions) this.emit('connection-lost');
