@@ -13,6 +13,7 @@ export interface Notification {
 export interface WsRefusal {
   status: number;
   body: any;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 type Waiter<T> = { match: (value: T) => boolean; resolve: (value: T) => void };
@@ -35,10 +36,13 @@ export class WsClient {
 
   /**
    * Opens a connection; `host` sets the Host header (e.g. mainnet.localhost to pick a network by name);
-   * `autoPong: false` makes a client that never answers pings, as one whose network path is gone.
+   * `autoPong: false` makes a client that never answers pings, as one whose network path is gone;
+   * `headers`: more request headers (e.g. X-Forwarded-For).
    */
-  static connect(url: string, host?: string, options: { autoPong?: boolean } = {}): Promise<WsClient> {
-    const socket = new WebSocket(url, { ...(host ? { headers: { host } } : {}), ...options });
+  static connect(url: string, host?: string, options: { autoPong?: boolean; headers?: Record<string, string> } = {}): Promise<WsClient> {
+    const { headers, ...rest } = options;
+    const all = { ...(host ? { host } : {}), ...headers };
+    const socket = new WebSocket(url, { ...(Object.keys(all).length > 0 ? { headers: all } : {}), ...rest });
     return new Promise((resolve, reject) => {
       socket.once('open', () => resolve(new WsClient(socket)));
       socket.once('error', reject);
@@ -46,8 +50,9 @@ export class WsClient {
   }
 
   /** Tries to open a connection that the server should refuse; gives the HTTP status and JSON body. */
-  static refusal(url: string, host?: string): Promise<WsRefusal> {
-    const socket = new WebSocket(url, host ? { headers: { host } } : {});
+  static refusal(url: string, host?: string, headers: Record<string, string> = {}): Promise<WsRefusal> {
+    const all = { ...(host ? { host } : {}), ...headers };
+    const socket = new WebSocket(url, Object.keys(all).length > 0 ? { headers: all } : {});
     return new Promise((resolve, reject) => {
       socket.once('open', () => {
         socket.terminate();
@@ -58,7 +63,7 @@ export class WsClient {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString();
-          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+          resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, headers: res.headers });
         });
       });
       socket.once('error', (err) => reject(err));
