@@ -45,6 +45,8 @@ export interface SpawnOptions {
   timeoutMs?: number;
   /** Options for node itself, e.g. --cpu-prof (which NODE_OPTIONS does not take), after `npm start`'s. */
   nodeArgs?: string[];
+  /** false: wait only until the process answers (GET /livez), for a service started with a part down. */
+  expectHealthy?: boolean;
 }
 
 /** The options `npm start` gives node (package.json's start script: `exec node <options> dist/src/wiring/main.js`). */
@@ -54,7 +56,7 @@ export function startNodeArgs(): string[] {
   return words.slice(words.indexOf('node') + 1, words.indexOf('dist/src/wiring/main.js'));
 }
 
-/** Starts the service with exactly `env` (plus PATH and HOME) and waits until /healthz answers 200. */
+/** Starts the service with exactly `env` (plus PATH and HOME) and waits until /healthz (or /livez) answers 200. */
 export async function spawnService(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServiceProcess> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const child = spawn(process.execPath, [...startNodeArgs(), ...(options.nodeArgs ?? []), repoPath('dist/src/wiring/main.js')], {
@@ -109,7 +111,7 @@ export async function spawnService(env: Record<string, string>, options: SpawnOp
       throw new Error(`the service was not healthy within ${timeoutMs} ms:\n${output.join('')}`);
     }
     try {
-      const res = await fetch(`${url}/healthz`);
+      const res = await fetch(`${url}/${options.expectHealthy === false ? 'livez' : 'healthz'}`);
       await res.arrayBuffer();
       if (res.status === 200) return running;
     } catch {
