@@ -174,7 +174,7 @@ export class WsUpstream extends EventEmitter implements UpstreamTransport {
           ? new UpstreamError(
               'too-large',
               this.name,
-              `sent a message of more than ${this.options.maxAnswerBytes} bytes (MAX_UPSTREAM_ANSWER_BYTES) and the connection was closed; ask for less, e.g. eth_getLogs over fewer blocks`,
+              `answered more than ${this.options.maxAnswerBytes} bytes (MAX_UPSTREAM_ANSWER_BYTES); ask for less, e.g. eth_getLogs over fewer blocks (the WebSocket connection was closed, failing every call waiting on it)`,
             )
           : new UpstreamError('connection-lost', this.name, 'closed the connection'),
       );
