@@ -1,8 +1,8 @@
-/** The gateway's pure rules: health bookkeeping, cache finality, retry policy, eth_getLogs range. */
+/** The gateway's pure rules: health bookkeeping, cache finality, retry and busy policy, eth_getLogs range. */
 import assert from 'node:assert/strict';
-import { ErrorWindow, tooManyErrors, excessLag, weightedPick } from '../../src/gateway/upstream/health.js';
+import { ErrorWindow, tooManyErrors, excessLag, weightedPick, busyBackoff, MAX_BUSY_BACKOFF_MS } from '../../src/gateway/upstream/health.js';
 import { cacheRule, isCacheable, mayHaveCached, safeBlockOf, cacheKey } from '../../src/gateway/cache/policy.js';
-import { mayRetry, isBehindAnswer, isRead } from '../../src/gateway/failsafe/policy.js';
+import { mayRetry, isBehindAnswer, isRead, isBusyAnswer, countsAgainstHealth } from '../../src/gateway/failsafe/policy.js';
 import { checkLogsRange } from '../../src/gateway/limits.js';
 import { UpstreamError, RpcError } from '../../src/gateway/errors.js';
 import { response, serializeResponse } from '../../src/gateway/jsonrpc.js';
@@ -100,6 +100,31 @@ describe('gateway rules', () => {
       assert.equal(isBehindAnswer('eth_getBalance', { code: -32000, message: 'missing trie node abc (path )' }), true);
       assert.equal(isBehindAnswer('eth_call', { code: 3, message: 'execution reverted' }), false);
       assert.equal(isBehindAnswer('eth_sendRawTransaction', { code: -32000, message: 'header not found' }), false);
+    });
+    it('takes rate-limit answers as busy by their words, not by -32005 alone', () => {
+      assert.equal(isBusyAnswer({ code: -32005, message: 'daily request count exceeded, request rate limited' }), true);
+      assert.equal(isBusyAnswer({ code: 429, message: 'Too Many Requests' }), true);
+      assert.equal(isBusyAnswer({ code: -32005, message: 'query returned more than 10000 results' }), false);
+      assert.equal(isBusyAnswer({ code: -32000, message: 'execution reverted: limit exceeded too large' }), false);
+      assert.equal(isBusyAnswer({ code: 3, message: 'execution reverted' }), false);
+    });
+    it('sends busy calls elsewhere, even writes; never oversized ones; neither counts against health', () => {
+      const busy = new UpstreamError('busy', 'u', 'is busy (HTTP 429)', 429, 1000);
+      const tooLarge = new UpstreamError('too-large', 'u', 'answered more than 1 bytes');
+      assert.equal(mayRetry('eth_sendRawTransaction', busy), true);
+      assert.equal(mayRetry('eth_getLogs', tooLarge), false);
+      assert.equal(busy.status, 503);
+      assert.equal(tooLarge.status, 502);
+      assert.equal(countsAgainstHealth(busy), false);
+      assert.equal(countsAgainstHealth(tooLarge), false);
+      assert.equal(countsAgainstHealth(lost), true);
+    });
+    it('backs a busy upstream off for the base, doubling, at least its Retry-After, at most a minute', () => {
+      assert.equal(busyBackoff(0, 2_000, undefined), 2_000);
+      assert.equal(busyBackoff(2_000, 2_000, undefined), 4_000);
+      assert.equal(busyBackoff(0, 2_000, 30_000), 30_000);
+      assert.equal(busyBackoff(40_000, 2_000, undefined), MAX_BUSY_BACKOFF_MS);
+      assert.equal(busyBackoff(0, 2_000, 3_600_000), MAX_BUSY_BACKOFF_MS);
     });
   });
 
