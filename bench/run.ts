@@ -14,6 +14,7 @@ import { benchOrderbook } from './orderbook.js';
 import { benchExplorer } from './explorer.js';
 import { benchFeeStore } from './fee-store.js';
 import { benchLive } from './live.js';
+import { benchAbuse } from './abuse.js';
 
 const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {
   gateway: benchGateway,
@@ -23,6 +24,7 @@ const SUITES: Record<string, () => Promise<Record<string, Figure>>> = {
   explorer: benchExplorer,
   fees: () => benchFeeStore(),
   live: benchLive,
+  abuse: benchAbuse,
 };
 
 const RESULTS_FILE = repoPath('bench-results.json');
