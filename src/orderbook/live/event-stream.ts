@@ -11,6 +11,7 @@ import type { LogFeed } from './log-feed.js';
 import { SseResponse, sseFrame, type SseLimits } from './sse.js';
 import { logger } from '../../shared/logger.js';
 import type { StreamAdmission } from './admission.js';
+import { Turns } from './turns.js';
 
 const log = logger.child({ component: 'event-stream' });
 
@@ -55,12 +56,19 @@ function frameOf(event: StoredEvent): Buffer {
 const FIRST_PAGE = 64;
 
 /**
+ * Catch-up pages made at once across all streams (turns.ts): a page is a read and a buffer of frames, about
+ * a millisecond of main-thread work, so that other requests wait for at most a couple of them.
+ */
+const catchUpTurns = new Turns(2);
+
+/**
  * Streams the events `request` asks for (the API parsed it: api/params.ts parseStreamRequest), once
  * `admission` gave the client a place (else the 429 is thrown before anything is written).
  *
  * Catch-up holds bytes, not parsed pages: each page read from the store is turned into one buffer of
  * frames at once (the parsed events are then garbage), written, and the next page is read only once the
- * client has read that buffer. Pages are sized so that a buffer is about `catchUpChunkBytes` (from the
+ * client has read that buffer; pages of all streams take turns (two at a time), so that many catch-ups
+ * do not hold other requests back. Pages are sized so that a buffer is about `catchUpChunkBytes` (from the
  * bytes per event read so far), so a client that stops reading holds about that much, until the stall
  * bound cuts it off (sse.ts).
  */
@@ -97,7 +105,7 @@ export async function serveEventStream(
   // No frame made yet from events read: the filter passes few of them, and pages may be as large as the feed's.
   const pageSize = () =>
     eventsRead === 0 ? FIRST_PAGE : bytesMade === 0 ? Number.MAX_SAFE_INTEGER : limits.catchUpChunkBytes / (bytesMade / eventsRead);
-  const catchUpPage = async (events: StoredEvent[]): Promise<boolean> => {
+  const catchUpPage = (events: StoredEvent[]): boolean => {
     const parts: string[] = [];
     let lastId: number | undefined;
     for (const event of events) {
@@ -111,12 +119,15 @@ export async function serveEventStream(
       lastId = event.position;
     }
     if (parts.length === 0) return sse.isOpen;
-    if (!sse.write(Buffer.from(parts.join('')), lastId)) return false;
+    return sse.write(Buffer.from(parts.join('')), lastId);
+  };
+  // The next page is read once the client has read the previous one (or the stall bound cut it off).
+  const ready = async () => {
     await sse.drained();
     return sse.isOpen;
   };
   try {
-    const joined = await feed.catchUp(sent, catchUpPage, live, pageSize);
+    const joined = await feed.catchUp(sent, catchUpPage, live, { pageSize, ready, turns: catchUpTurns });
     if (!joined || !sse.isOpen) feed.leave(live);
   } catch (err) {
     // The headers are gone: the client learns of it by the stream ending, and resumes from its last id.

@@ -10,8 +10,15 @@
  */
 import type { EventStore, StoredEvent } from '../store/types.js';
 import { logger } from '../../shared/logger.js';
+import type { Turns } from './turns.js';
 
 export type FeedListener = (events: StoredEvent[]) => void;
+
+export interface CatchUpOptions {
+  pageSize?: () => number;
+  ready?: () => Promise<boolean>;
+  turns?: Turns;
+}
 
 const PAGE = 1000;
 const RETRY_MS = 1000;
@@ -71,24 +78,33 @@ export class LogFeed {
   /**
    * Reads the store from `after` to the feed's position for one reader, a page at a time, calling `page`
    * with each page (awaited: the reader may wait for its client), then joins it. Resolves with false when
-   * `page` gave false (the reader is gone). `pageSize` says how many events the next page may hold (at
-   * most PAGE), so that a reader can bound what one page costs it.
+   * `page` gave false (the reader is gone). Options: `pageSize`, how many events the next page may hold
+   * (at most PAGE), so that a reader can bound what one page costs it; `ready`, awaited before each page is
+   * read (the reader waits for its client there, false: it is gone); `turns`, whose turn each page's read
+   * and `page` take, so that many readers share the main thread fairly (ready is awaited outside a turn).
    */
   async catchUp(
     after: number,
-    page: (events: StoredEvent[]) => Promise<boolean>,
+    page: (events: StoredEvent[]) => boolean | Promise<boolean>,
     listener: FeedListener,
-    pageSize: () => number = () => PAGE,
+    options: CatchUpOptions = {},
   ): Promise<boolean> {
+    const { pageSize = () => PAGE, ready, turns } = options;
     let cursor = after;
     while (cursor < this.delivered) {
-      const events = await this.store.readAll(cursor, Math.max(1, Math.min(PAGE, Math.floor(pageSize()))));
-      if (events.length === 0) break;
-      cursor = events[events.length - 1].position;
-      if (!(await page(events))) return false;
+      if (ready && !(await ready())) return false;
+      const release = turns ? await turns.take() : undefined;
+      try {
+        const events = await this.store.readAll(cursor, Math.max(1, Math.min(PAGE, Math.floor(pageSize()))));
+        if (events.length === 0) break;
+        cursor = events[events.length - 1].position;
+        if (!(await page(events))) return false;
+      } finally {
+        release?.();
+      }
     }
     // No await between the check above and this join: the feed cannot move in between.
-    if (!this.join(listener, cursor)) return this.catchUp(cursor, page, listener, pageSize);
+    if (!this.join(listener, cursor)) return this.catchUp(cursor, page, listener, options);
     return true;
   }
 

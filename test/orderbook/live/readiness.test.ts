@@ -1,7 +1,8 @@
-/** The pure state behind /healthz's readiness and the stream caps: hysteresis and per-address counting. */
+/** The state behind /healthz's readiness and the stream bounds: hysteresis, per-address counting, catch-up turns. */
 import assert from 'node:assert/strict';
 import { Readiness } from '../../../src/orderbook/live/readiness.js';
 import { ConnectionCap } from '../../../src/http/connection-cap.js';
+import { Turns } from '../../../src/orderbook/live/turns.js';
 
 describe('readiness and connection caps', () => {
   it('is not ready before the read models were ever level, then ready while they were level within the bound', () => {
@@ -35,5 +36,34 @@ describe('readiness and connection caps', () => {
     assert.equal(cap.count('a'), 1);
     assert.ok(cap.admit('c').admitted);
     assert.equal(cap.admit('d').admitted, false);
+  });
+
+  it('grants catch-up turns at most `size` at once and per turn of the event loop, in order, never in the releasing chain', async () => {
+    const turns = new Turns(2);
+    const order: number[] = [];
+    const releases: (() => void)[] = [];
+    const takers = Array.from({ length: 5 }, (_, i) =>
+      turns.take().then((release) => {
+        order.push(i);
+        releases.push(release);
+      }),
+    );
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(order, [0, 1], 'two at once');
+    releases[0]();
+    releases[0]();
+    await Promise.resolve();
+    assert.deepEqual(order, [0, 1], 'not granted in the chain of the release');
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(order, [0, 1, 2], 'a released turn (given back once) goes to the next waiter');
+    releases[1]();
+    releases[2]();
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(order, [0, 1, 2, 3, 4]);
+    for (const release of releases.slice(3)) release();
+    await Promise.all(takers);
   });
 });
