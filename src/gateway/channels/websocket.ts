@@ -129,12 +129,26 @@ export class WebSocketChannel {
     const send = (frame: string) => {
       if (writable()) ws.send(frame);
     };
+    // A block notifies every subscription of a connection in one turn: its frames leave in one write (the
+    // socket corked until the turn ends) rather than a system call per frame.
+    const socket = (ws as unknown as { _socket: Duplex })._socket;
+    let holding = false;
+    const holdWritesThisTurn = () => {
+      if (holding) return;
+      holding = true;
+      socket.cork();
+      process.nextTick(() => {
+        holding = false;
+        socket.uncork();
+      });
+    };
     const sink: SubscriberSink = {
       get open() {
         return ws.readyState === WebSocket.OPEN;
       },
       notify: (subscription, body) => {
         if (!writable()) return;
+        holdWritesThisTurn();
         ws.send(notificationHead(subscription), { fin: false });
         ws.send(body, { binary: false, fin: true });
       },
