@@ -13,6 +13,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { WebSocketServer, WebSocket } from 'ws';
 import type { Gateway } from '../gateway.js';
 import { performance } from 'node:perf_hooks';
@@ -38,8 +39,11 @@ export class WebSocketChannel {
   private readonly alive = new WeakSet<WebSocket>();
   private readonly heartbeat?: NodeJS.Timeout;
   private readonly stallSweep: NodeJS.Timeout;
-  /** Since when each connection has had bytes unread (performance.now()); absent: it had none at the last sweep. */
-  private readonly unreadSince = new WeakMap<WebSocket, number>();
+  /**
+   * Since when (performance.now()) each connection has had bytes waiting with its socket taking none, and
+   * the socket's bytesWritten then; absent: nothing waited at the last sweep.
+   */
+  private readonly unreadSince = new WeakMap<WebSocket, { since: number; written: number }>();
   private readonly cap: ConnectionCap;
 
   constructor(private readonly gw: Gateway) {
@@ -65,7 +69,10 @@ export class WebSocketChannel {
     return this.cap.count();
   }
 
-  /** Closes the connections whose unread bytes have waited longer than WS_STALL_MS. */
+  /**
+   * Closes the connections that have read nothing for WS_STALL_MS while messages waited for them (the
+   * socket took none of their bytes); a slow reader that keeps reading is not one of them.
+   */
   private sweepStalled(): void {
     const now = performance.now();
     for (const ws of this.wss.clients) {
@@ -73,9 +80,12 @@ export class WebSocketChannel {
         this.unreadSince.delete(ws);
         continue;
       }
-      const since = this.unreadSince.get(ws);
-      if (since === undefined) this.unreadSince.set(ws, now);
-      else if (now - since >= this.gw.config.gateway.wsStallMs) {
+      // What the socket handed to the system: bytesWritten counts its own buffer too.
+      const socket = (ws as unknown as { _socket: Socket })._socket;
+      const written = socket.bytesWritten - socket.writableLength;
+      const seen = this.unreadSince.get(ws);
+      if (seen === undefined || seen.written !== written) this.unreadSince.set(ws, { since: now, written });
+      else if (now - seen.since >= this.gw.config.gateway.wsStallMs) {
         this.cutOff(ws, `client read nothing for ${this.gw.config.gateway.wsStallMs} ms`);
       }
     }
@@ -131,7 +141,7 @@ export class WebSocketChannel {
     };
     // A block notifies every subscription of a connection in one turn: its frames leave in one write (the
     // socket corked until the turn ends) rather than a system call per frame.
-    const socket = (ws as unknown as { _socket: Duplex })._socket;
+    const socket = (ws as unknown as { _socket: Socket })._socket;
     let holding = false;
     const holdWritesThisTurn = () => {
       if (holding) return;

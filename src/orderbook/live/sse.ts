@@ -3,8 +3,9 @@
  * open, and the bounds on a client that does not read. A live stream never waits for its slowest reader:
  * frames are written at once, and a client holding more than `maxBufferedBytes` unread is cut off with a
  * last `slow-consumer` event that says where to resume; a catch-up writer (which can wait) uses drained().
- * Whichever it is, a client whose stream has had unread bytes waiting for `stallMs` is cut off the same
- * way, so that a client that stops reading holds its connection and buffers for a bounded time only.
+ * Whichever it is, a client that has read nothing for `stallMs` while bytes wait for it (the socket took
+ * none of them) is cut off the same way, so that a client that stops reading holds its connection and
+ * buffers for a bounded time only; a slow reader that keeps reading is not.
  */
 import type { ServerResponse } from 'node:http';
 
@@ -27,6 +28,14 @@ export function sseFrame(fields: { id?: number | string; event?: string; data: s
   return `${frame}data: ${fields.data}\n\n`;
 }
 
+/**
+ * Bytes a socket has handed to the operating system: its bytesWritten counts what still waits in its own
+ * buffer too, so that is taken off. It moves only when the client reads (the system's buffers full).
+ */
+export function dispatched(socket: { bytesWritten: number; writableLength: number } | null | undefined): number {
+  return socket ? socket.bytesWritten - socket.writableLength : 0;
+}
+
 /** After a cut-off, the socket is destroyed if the client has not read the last message by then. */
 const LAST_MESSAGE_GRACE_MS = 5_000;
 
@@ -35,8 +44,10 @@ export class SseResponse {
   /** The id of the last frame written, which the last message names for resuming. */
   private lastId: number | string | undefined;
   private lastWrite = Date.now();
-  /** Since when what was written waits for the client to read it (Node's buffer above its mark); 0: not waiting. */
+  /** Since when bytes have waited for the client with none of them taken by the socket; 0: not waiting. */
   private stalledSince = 0;
+  /** The bytes the socket had handed to the system when stalledSince was set. */
+  private writtenAt = 0;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly closeListeners: (() => void)[] = [];
 
@@ -53,12 +64,9 @@ export class SseResponse {
     });
     // An EventSource reconnects after a second (default: about three) with Last-Event-ID.
     res.write(': stream open\nretry: 1000\n\n');
-    res.on('drain', () => (this.stalledSince = 0));
     const tick = Math.max(1, Math.floor(Math.min(limits.heartbeatMs, limits.stallMs) / 2));
     this.heartbeat = setInterval(() => {
-      if (this.stalledSince !== 0 && Date.now() - this.stalledSince >= limits.stallMs) {
-        return this.cutOff(`the client read nothing for ${limits.stallMs} ms`);
-      }
+      if (this.stalled()) return this.cutOff(`the client read nothing for ${limits.stallMs} ms`);
       if (Date.now() - this.lastWrite >= limits.heartbeatMs / 2) this.write(': heartbeat\n\n');
     }, tick);
     res.once('close', () => this.finish());
@@ -79,7 +87,7 @@ export class SseResponse {
    */
   write(frame: string | Buffer, id?: number | string): boolean {
     if (this.closed) return false;
-    if (!this.res.write(frame) && this.stalledSince === 0) this.stalledSince = Date.now();
+    this.res.write(frame);
     this.lastWrite = Date.now();
     if (id !== undefined) this.lastId = id;
     if (this.res.writableLength > this.limits.maxBufferedBytes) {
@@ -87,6 +95,21 @@ export class SseResponse {
       return false;
     }
     return true;
+  }
+
+  /** Whether bytes have waited for the client for stallMs with the socket taking none (checked each tick). */
+  private stalled(): boolean {
+    if (this.res.writableLength === 0) {
+      this.stalledSince = 0;
+      return false;
+    }
+    const written = dispatched(this.res.socket);
+    if (this.stalledSince === 0 || written !== this.writtenAt) {
+      this.stalledSince = Date.now();
+      this.writtenAt = written;
+      return false;
+    }
+    return Date.now() - this.stalledSince >= this.limits.stallMs;
   }
 
   /** Resolves when what was written has left this process (or the stream closed: cut off when stalled). */
