@@ -124,8 +124,13 @@ export class WsUpstream extends EventEmitter implements UpstreamTransport {
       });
       socket.on('error', (err) => {
         if (this.socket === socket) {
-          // Errors after open surface as 'close'; this one says why.
-          if ((err as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') this.overflowed = true;
+          // Errors after open surface as 'close', except a message too large: the connection is closing
+          // (its close handshake may take a while, and a call meanwhile would open another), so the calls
+          // waiting on it fail now, saying why.
+          if ((err as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+            this.overflowed = true;
+            this.onClose(socket);
+          }
           return;
         }
         this.opening = undefined;
