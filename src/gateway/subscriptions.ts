@@ -72,6 +72,8 @@ export interface HubOptions {
 export class SubscriptionHub {
   private readonly relayed = new Map<string, Relayed>();
   private readonly clientSubs = new Map<string, { sub: ClientSub; sink: SubscriberSink }>();
+  /** The ids each client holds: counting or dropping one client's costs its own, not everyone's. */
+  private readonly bySink = new Map<SubscriberSink, Set<string>>();
   /** Relayed subscriptions asked for by each client and not registered yet. */
   private readonly opening = new Map<SubscriberSink, number>();
   private readonly headClients = new Map<string, SubscriberSink>();
@@ -106,7 +108,7 @@ export class SubscriptionHub {
    */
   subscriptionsOf(sink: SubscriberSink): number {
     let n = this.opening.get(sink) ?? 0;
-    for (const sub of this.clientSubs.values()) if (sub.sink === sink) n++;
+    n += this.bySink.get(sink)?.size ?? 0;
     return n;
   }
 
@@ -138,7 +140,7 @@ export class SubscriptionHub {
 
   /** A client went away: its subscriptions end, and so do upstream ones nobody else uses. */
   dropClient(sink: SubscriberSink): void {
-    for (const [clientId, sub] of this.clientSubs) if (sub.sink === sink) this.remove(clientId);
+    for (const clientId of [...(this.bySink.get(sink) ?? [])]) this.remove(clientId);
   }
 
   close(): void {
@@ -149,6 +151,9 @@ export class SubscriptionHub {
   private add(sink: SubscriberSink, sub: ClientSub): string {
     const id = '0x' + randomBytes(16).toString('hex');
     this.clientSubs.set(id, { sub, sink });
+    let ids = this.bySink.get(sink);
+    if (!ids) this.bySink.set(sink, (ids = new Set()));
+    ids.add(id);
     return id;
   }
 
@@ -156,6 +161,9 @@ export class SubscriptionHub {
     const entry = this.clientSubs.get(clientId);
     if (!entry) return;
     this.clientSubs.delete(clientId);
+    const ids = this.bySink.get(entry.sink);
+    ids?.delete(clientId);
+    if (ids?.size === 0) this.bySink.delete(entry.sink);
     const { sub } = entry;
     if (sub.kind === 'newHeads') this.headClients.delete(clientId);
     else if (sub.kind === 'logs') this.logsClients.delete(clientId);
