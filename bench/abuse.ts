@@ -6,7 +6,7 @@
  * measured in the same run. The attacks come from many client addresses (X-Forwarded-For behind
  * TRUST_PROXY=1), the case the per-address caps do not stop:
  * - stalled SSE catch-ups: 500 GET /api/v1/events/stream?after=0 that never read (also: the service's
- *   resident memory before and after them);
+ *   resident memory before them and the most it reached while they stall);
  * - WebSocket: 100 connections holding 32 subscriptions each (newHeads and unfiltered logs) that never read,
  *   a block mined every 100 ms on their network, and 20 connections sending requests with 32 KB ids without
  *   reading;
@@ -133,13 +133,18 @@ const ATTACKS: Record<string, Attack> = {
         if (stream.status !== 200) refused++;
         streams.push(stream);
       }
-      // Every catch-up has filled its client's socket and waits for it, holding its one buffer.
-      await sleep(ATTACK_SECONDS * 1000);
-      const after = residentBytes(ctx.pid);
+      // Every catch-up has filled its client's socket and waits for it, holding its one buffer. The growth
+      // is the highest resident memory seen meanwhile (sampled every 100 ms), not only the last sample,
+      // which a collection may have just lowered.
+      let after = residentBytes(ctx.pid);
+      for (const ends = Date.now() + ATTACK_SECONDS * 1000; Date.now() < ends; ) {
+        await sleep(100);
+        after = Math.max(after, residentBytes(ctx.pid));
+      }
       const growth = (after - before) / 1e6;
       ctx.figures['abuse.sse_stalled_catchups.rss_before'] = { value: round(before / 1e6, 1), unit: 'MB' };
       ctx.figures['abuse.sse_stalled_catchups.rss_growth'] = { value: round(growth, 1), unit: 'MB' };
-      ctx.log(`  ${STALLED_STREAMS - refused} stalled catch-ups of ${LOG_EVENTS} events (${refused} refused): RSS ${(before / 1e6).toFixed(0)} -> ${(after / 1e6).toFixed(0)} MB`);
+      ctx.log(`  ${STALLED_STREAMS - refused} stalled catch-ups of ${LOG_EVENTS} events (${refused} refused): RSS ${(before / 1e6).toFixed(0)} -> at most ${(after / 1e6).toFixed(0)} MB`);
     } finally {
       for (const stream of streams) stream.close();
     }
