@@ -99,7 +99,7 @@ export interface GatewayConfig {
    */
   wsMaxConnections: number;
   /**
-   * WebSocket connections one client address may hold at once (WS_MAX_PER_CLIENT); past it an upgrade is refused with 429.
+   * WebSocket connections one client address (an IPv6 client: its /64) may hold at once (WS_MAX_PER_CLIENT); past it an upgrade is refused with 429.
    */
   wsMaxPerClient: number;
   /**
@@ -300,7 +300,7 @@ export interface OrderbookConfig {
    */
   streamMaxConnections: number;
   /**
-   * Event and solver streams one client address may hold open (STREAM_MAX_PER_CLIENT, default 8).
+   * Event and solver streams one client address (an IPv6 client: its /64) may hold open (STREAM_MAX_PER_CLIENT, default 8).
    */
   streamMaxPerClient: number;
   /**

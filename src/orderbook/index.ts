@@ -23,7 +23,6 @@ import { SolverViewWatch, solverViews } from './live/solver-stream.js';
 import { ReplayVerifier } from './live/verify-replay.js';
 import { startNatsFanOut } from './live/nats.js';
 import { StreamAdmission } from './live/admission.js';
-import { clientOf } from '../access/access.js';
 import { Readiness } from './live/readiness.js';
 import { performance } from 'node:perf_hooks';
 
@@ -102,11 +101,7 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
           stallMs: config.orderbook.streamStallMs,
           catchUpChunkBytes: config.orderbook.streamCatchUpChunkBytes,
         },
-        admission: new StreamAdmission(
-          { perClient: config.orderbook.streamMaxPerClient, total: config.orderbook.streamMaxConnections },
-          // The caller the access layer identified before the order book saw the request (src/access).
-          (req) => clientOf(req)?.limitId ?? req.socket.remoteAddress ?? 'unknown',
-        ),
+        admission: new StreamAdmission({ perClient: config.orderbook.streamMaxPerClient, total: config.orderbook.streamMaxConnections }),
       },
     });
     const live = chain;

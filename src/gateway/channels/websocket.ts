@@ -4,7 +4,8 @@
  * open; when a client goes away its subscriptions end. A client that vanishes without closing (a dropped
  * network path sends no FIN) is found by pings: one that has not answered the previous ping is dropped.
  *
- * Bounds on what a client can make the process hold: connections per client address (WS_MAX_PER_CLIENT,
+ * Bounds on what a client can make the process hold: connections per client as the access layer identified
+ * it (Caller.limitId: its address through trusted proxies, an IPv6 one by its /64; WS_MAX_PER_CLIENT,
  * else the upgrade is refused 429) and in all (WS_MAX_CONNECTIONS, else 503), both with a JSON-RPC error
  * body and Retry-After; bytes left unread per connection (WS_MAX_BUFFERED_BYTES) and the time they may stay
  * unread (WS_STALL_MS), past either of which the connection is closed with 1008. A notification is written
@@ -25,7 +26,7 @@ import { httpAnswerContext, methodOf } from './network-http.js';
 import type { Caller, RequestFacts } from '../access/access.js';
 import { recordRequest } from '../requests.js';
 import { endSocketWithJson } from '../../http/io.js';
-import { ConnectionCap } from '../../http/connection-cap.js';
+import { ConnectionCap } from '../../access/connection-cap.js';
 
 /** After a close for not reading, the socket is destroyed if the close handshake has not ended by then. */
 const CLOSE_GRACE_MS = 5_000;

@@ -58,7 +58,7 @@ export interface LiveParts {
   solverViews: SolverViewWatch;
   replay: ReplayVerifier;
   limits: SseLimits;
-  /** The caps on open streams (per client address and in all). */
+  /** The caps on open streams (per client, as the access layer identified it, and in all). */
   admission: StreamAdmission;
 }
 

@@ -1,10 +1,9 @@
-/** The state behind /healthz's readiness and the stream bounds: hysteresis, per-address counting, catch-up turns. */
+/** The state behind /healthz's readiness and the catch-up bounds: hysteresis, catch-up turns. */
 import assert from 'node:assert/strict';
 import { Readiness } from '../../../src/orderbook/live/readiness.js';
-import { ConnectionCap } from '../../../src/http/connection-cap.js';
 import { Turns } from '../../../src/orderbook/live/turns.js';
 
-describe('readiness and connection caps', () => {
+describe('readiness and catch-up turns', () => {
   it('is not ready before the read models were ever level, then ready while they were level within the bound', () => {
     const r = new Readiness(1_000);
     assert.equal(r.ready(5, 10, 0), false, 'still replaying');
@@ -14,28 +13,6 @@ describe('readiness and connection caps', () => {
     assert.equal(r.ready(12, 20, 1_800), true);
     assert.equal(r.ready(15, 20, 1_901), false, 'trailing for longer than the bound');
     assert.equal(r.ready(20, 20, 1_950), true, 'ready again once caught up');
-  });
-
-  it('counts places per client and in all, and gives each back once', () => {
-    const cap = new ConnectionCap({ perClient: 2, total: 3 }, 'streams', { perClient: 'PER', total: 'TOTAL' });
-    const a1 = cap.admit('a');
-    const a2 = cap.admit('a');
-    assert.ok(a1.admitted && a2.admitted);
-    const a3 = cap.admit('a');
-    assert.equal(a3.admitted, false);
-    assert.equal(!a3.admitted && a3.scope, 'client');
-    assert.ok(cap.admit('b').admitted);
-    const c = cap.admit('c');
-    assert.equal(!c.admitted && c.scope, 'total');
-    assert.match(!c.admitted ? c.description : '', /\(3, TOTAL\)/);
-    if (a1.admitted) {
-      a1.release();
-      a1.release();
-    }
-    assert.equal(cap.count(), 2);
-    assert.equal(cap.count('a'), 1);
-    assert.ok(cap.admit('c').admitted);
-    assert.equal(cap.admit('d').admitted, false);
   });
 
   it('grants catch-up turns at most `size` at once and per turn of the event loop, in order, never in the releasing chain', async () => {

@@ -1,11 +1,15 @@
 /**
- * A cap on long-lived connections (event streams, WebSockets): at most `perClient` held by one client
- * address and `total` by everyone. Each held connection is a ticket released once, when it ends. Pure
- * counting, no I/O: the channels decide how a refusal is answered (429 in their own shape).
+ * A cap on long-lived connections (event streams, WebSockets): at most `perClient` held by one client and
+ * `total` by everyone. A client is who the access layer says it is: its Client.limitId (the address through
+ * trusted proxies only, an IPv6 address by its /64), the same bucket its rate limits are counted in, so that
+ * a client cannot hold more streams by rotating addresses it could not use against the limits either. Each
+ * held connection is a ticket released once, when it ends. Pure counting, no I/O: the parts decide how a
+ * refusal is answered (in their own shape). This is apart from MAX_CONNECTIONS, the listeners' cap on open
+ * sockets of any kind (src/http/server.ts), which closes what comes over it without an answer.
  */
 
 export interface ConnectionCapLimits {
-  /** Connections one client address may hold at once. */
+  /** Connections one client (one limitId) may hold at once. */
   perClient: number;
   /** Connections all clients together may hold at once. */
   total: number;
@@ -25,13 +29,14 @@ export class ConnectionCap {
     private readonly settings: { perClient: string; total: string },
   ) {}
 
-  /** Connections held now (by `client`, or by everyone). */
-  count(client?: string): number {
-    return client === undefined ? this.held : (this.byClient.get(client) ?? 0);
+  /** Connections held now (by the client counted as `limitId`, or by everyone). */
+  count(limitId?: string): number {
+    return limitId === undefined ? this.held : (this.byClient.get(limitId) ?? 0);
   }
 
-  admit(client: string): Admission {
-    const mine = this.byClient.get(client) ?? 0;
+  /** Takes a place for the client counted as `limitId` (Client.limitId), or says which cap refuses it. */
+  admit(limitId: string): Admission {
+    const mine = this.byClient.get(limitId) ?? 0;
     if (mine >= this.limits.perClient) {
       return {
         admitted: false,
@@ -46,7 +51,7 @@ export class ConnectionCap {
         description: `the service holds its most ${this.what} (${this.limits.total}, ${this.settings.total}); try again later`,
       };
     }
-    this.byClient.set(client, mine + 1);
+    this.byClient.set(limitId, mine + 1);
     this.held++;
     let released = false;
     return {
@@ -55,9 +60,9 @@ export class ConnectionCap {
         if (released) return;
         released = true;
         this.held--;
-        const left = (this.byClient.get(client) ?? 1) - 1;
-        if (left === 0) this.byClient.delete(client);
-        else this.byClient.set(client, left);
+        const left = (this.byClient.get(limitId) ?? 1) - 1;
+        if (left === 0) this.byClient.delete(limitId);
+        else this.byClient.set(limitId, left);
       },
     };
   }
