@@ -1,7 +1,9 @@
 /**
  * Event streams as an attacker uses them (issue 29, item 1), against the service as a process with a
  * 20,000-event log: streams are capped per client address and in all (429 TooManyRequests with
- * Retry-After, the event and solver streams alike), a catch-up that never reads is cut off within the stall
+ * Retry-After, the event and solver streams alike), the client counted as the access layer identifies it
+ * (an IPv6 client by its /64, X-Forwarded-For read from a trusted proxy only), a catch-up that never reads is
+ * cut off within the stall
  * bound with a last message saying where to resume, and its place is given back; the process lives and
  * nothing is appended to the log by any of it.
  */
@@ -17,6 +19,8 @@ const PER_CLIENT = 3;
 const TOTAL = 5;
 const STALL_MS = 1_000;
 const LOG_EVENTS = 20_000;
+/** The proxy the service trusts (TRUST_PROXY): the test's clients connect from it, unless they are strangers. */
+const PROXY = '127.0.0.2';
 
 function assertTooManyRequests(res: HttpResult, limit: RegExp): void {
   assert.equal(res.status, 429, res.text);
@@ -31,11 +35,22 @@ describe('hostile: event streams', function () {
   this.timeout(180_000);
   let service: ServiceProcess;
   const clients: SseClient[] = [];
-  /** Opens a stream as the client at `address` (X-Forwarded-For, one trusted proxy). */
-  const open = async (path: string, address: string, headers: Record<string, string> = {}) => {
-    const client = await openSse(`${service.api}${path}`, { 'x-forwarded-for': address, ...headers });
+  /**
+   * Opens a stream as the client at `address`, forwarded by the trusted proxy (X-Forwarded-For), or with
+   * `from` another peer, which the service does not trust (its X-Forwarded-For is then ignored).
+   */
+  const open = async (path: string, address: string, from = PROXY) => {
+    const client = await openSse(`${service.api}${path}`, { 'x-forwarded-for': address }, { localAddress: from });
     clients.push(client);
     return client;
+  };
+  /** Whether `n` streams from distinct addresses are admitted now (each closed at once). */
+  const placesFree = async (n: number) => {
+    const probes = await Promise.all(
+      Array.from({ length: n }, (_, i) => openSse(`${service.api}/events/stream`, { 'x-forwarded-for': `192.0.2.${240 + i}` }, { localAddress: PROXY })),
+    );
+    for (const probe of probes) probe.close();
+    return probes.every((probe) => probe.status === 200);
   };
   const refusal = (client: SseClient): HttpResult => {
     const headers = new Headers();
@@ -52,7 +67,7 @@ describe('hostile: event streams', function () {
 
   before(async () => {
     const env = await serviceEnv({
-      TRUST_PROXY: '1',
+      TRUST_PROXY: PROXY,
       STREAM_MAX_PER_CLIENT: String(PER_CLIENT),
       STREAM_MAX_CONNECTIONS: String(TOTAL),
       STREAM_STALL_MS: String(STALL_MS),
@@ -67,11 +82,7 @@ describe('hostile: event streams', function () {
   afterEach(async () => {
     for (const c of clients.splice(0)) c.close();
     // The service sees the closes and gives the places back.
-    await until(async () => {
-      const probe = await openSse(`${service.api}/events/stream`, { 'x-forwarded-for': '192.0.2.250' });
-      probe.close();
-      return probe.status === 200;
-    }, 'the streams closed by the test to be given back');
+    await until(() => placesFree(1), 'the streams closed by the test to be given back');
   });
   after(() => service?.stop());
 
@@ -93,6 +104,23 @@ describe('hostile: event streams', function () {
     await until(async () => (await open('/events/stream', '198.51.100.4')).status === 200, 'a place given back');
     assert.equal(service.child.exitCode, null, 'the service is alive');
     assert.equal(await logHead(), head, 'nothing appended');
+  });
+
+  it('counts a client as the access layer identifies it: an IPv6 client by its /64, a forwarded address only from a trusted proxy', async () => {
+    const block = ['2001:db8:1:2::a', '2001:db8:1:2::b', '2001:db8:1:2:ffff::1'];
+    for (const address of block) assert.equal((await open('/events/stream', address)).status, 200);
+    assertTooManyRequests(refusal(await open('/events/stream', '2001:db8:1:2::c')), /STREAM_MAX_PER_CLIENT/);
+    assert.equal((await open('/events/stream', '2001:db8:1:3::a')).status, 200, 'the next /64 is another client');
+    for (const c of clients.splice(0)) c.close();
+    await until(() => placesFree(TOTAL), 'every place given back');
+
+    // A peer the service does not trust is the client itself, whatever X-Forwarded-For it writes.
+    const stranger = '127.0.0.1';
+    for (const forged of ['198.51.100.71', '198.51.100.72', '198.51.100.73']) {
+      assert.equal((await open('/events/stream', forged, stranger)).status, 200);
+    }
+    assertTooManyRequests(refusal(await open('/events/stream', '198.51.100.74', stranger)), /STREAM_MAX_PER_CLIENT/);
+    assert.equal((await open('/events/stream', '198.51.100.74')).status, 200, 'the same address through the proxy is another client');
   });
 
   it('cuts off a catch-up that never reads within the stall bound, says where to resume, and gives its place back', async () => {

@@ -1,6 +1,7 @@
 /**
  * WebSocket amplification (issue 29, item 5), against the service as a process: connections are capped per
- * client address (429) and in all (503) with a JSON-RPC error body and Retry-After; the default cap of
+ * client (429; an IPv6 client by its /64, as the access layer counts it) and in all (503) with a JSON-RPC
+ * error body and Retry-After; the default cap of
  * subscriptions per connection holds; a client that floods requests and reads nothing is closed with 1008
  * within the stall bound and its place given back; a notification that many subscriptions share reaches
  * each with its own subscription id and the same result, as geth writes it. The process lives, and nothing
@@ -87,6 +88,13 @@ describe('hostile: WebSocket', function () {
     }, 'a place given back');
     assert.equal(service.child.exitCode, null, 'the service is alive');
     assert.equal(await logHead(), head, 'nothing appended');
+  });
+
+  it('counts an IPv6 client by its /64, as the access layer does', async () => {
+    for (const address of ['2001:db8:5:6::1', '2001:db8:5:6::2', '2001:db8:5:6:ffff::3']) await connect(address);
+    assertRefusal(await refusal('2001:db8:5:6::4'), 429, /WS_MAX_PER_CLIENT/);
+    const other = await connect('2001:db8:5:7::1');
+    assert.equal((await other.call('eth_chainId')).result, '0x1', 'the next /64 is another client');
   });
 
   it(`holds at most ${DEFAULT_SUBSCRIPTIONS} subscriptions per connection by default`, async () => {

@@ -30,9 +30,10 @@ export interface SseClient {
   waitFor(count: number, timeoutMs?: number): Promise<SseEvent[]>;
 }
 
-export function openSse(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
+/** `localAddress`: the loopback address the client connects from (a proxy at 127.0.0.2, say). */
+export function openSse(url: string, headers: Record<string, string> = {}, options: { localAddress?: string } = {}): Promise<SseClient> {
   return new Promise((resolve, reject) => {
-    const req: ClientRequest = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
+    const req: ClientRequest = request(url, { headers: { accept: 'text/event-stream', ...headers }, localAddress: options.localAddress }, (res) => {
       const client: SseClient = {
         status: res.statusCode ?? 0,
         body: '',
