@@ -1,8 +1,9 @@
 /**
  * The order book as a part of the service that may be down while the gateway serves: it is started in the
  * background, and when it cannot start (no settlement contract at the address, database unreachable, ...)
- * the reason is kept for /api/v1/* (503), /healthz and /status, and it is tried again with backoff until it
- * comes up or the service stops. The gateway never waits for it.
+ * its requests (/api/v1/*) are answered 503 and /healthz names it as down, neither saying why; the reason is
+ * kept for /status (the operator's) and the logs, and it is tried again with backoff until it comes up or the
+ * service stops. The gateway never waits for it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../generated/config.js';

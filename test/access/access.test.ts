@@ -3,9 +3,10 @@
  * OpenAPI document walked, the gateway's routes, the explorer, the operator routes, paths nobody serves)
  * is charged to its caller before its body is read, exactly its route's cost; /api answers 429 in CoW's
  * shape; the operator routes need the token (or, without one, a client on loopback, as seen through a
- * trusted nginx); a foreign Host gets 421; X-Forwarded-For is read only from trusted proxies; IPv6 clients
- * are counted per /64; refused keys are throttled per address; browsers get each part's CORS policy and
- * the security headers; and no log line carries a configured key, token or URL credential.
+ * trusted nginx); a foreign Host gets 421 (but on the probes, /healthz and /livez, which are never charged);
+ * X-Forwarded-For is read only from trusted proxies; IPv6 clients are counted per /64; refused keys are
+ * throttled per address; browsers get each part's CORS policy and the security headers; and no log line
+ * carries a configured key, token or URL credential.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -291,6 +292,23 @@ describe('access: limits and credentials on every route (service process)', func
     assert.equal(network.json.result, '0x1');
     assert.equal((await get('/api/v1/version', '198.51.203.3', { host: `localhost:${new URL(service.url).port}` })).status, 200);
     assert.equal((await get('/api/v1/version', '198.51.203.3', { host: '[::1]' })).status, 200);
+  });
+
+  it('answers the probes (/healthz, /livez) whatever the Host and charges them to no one, as a load balancer probes by address', async () => {
+    const from = '198.51.203.9';
+    for (let i = 0; i < LIMIT + 3; i++) {
+      for (const host of ['10.1.2.3:8545', 'evil.example']) {
+        const live = await get('/livez', from, { host });
+        assert.equal(live.status, 200, live.text);
+        assert.deepEqual(live.json, { live: true });
+        const ready = await get('/healthz', from, { host });
+        assert.equal(ready.status, 200, ready.text);
+        assert.equal(ready.json.ready, true);
+      }
+    }
+    // The address's budget is whole: the probes spent none of it.
+    for (let i = 0; i < LIMIT; i++) assert.equal((await get('/api/v1/version', from)).status, 200);
+    assert.equal((await get('/api/v1/version', from)).status, 429);
   });
 
   it('gives browsers each part its CORS policy and the security headers', async () => {
