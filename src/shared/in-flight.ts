@@ -1,6 +1,6 @@
 /**
  * What is in flight, by key, for tables that take and drop an entry per request (calls being coalesced,
- * orders being validated). Not a Map or a Set: one that lives long enough to reach V8's old generation and takes
+ * calls awaiting a WebSocket answer). Not a Map or a Set: one that lives long enough to reach V8's old generation and takes
  * and drops entries all the time replaces its hash table every few dozen entries, allocates the new tables
  * in the old generation, and links each replaced table to the next. The replaced tables then keep what
  * they held (and all it refers to: promises, requests, bodies) alive through every young-generation

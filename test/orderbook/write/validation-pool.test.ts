@@ -22,6 +22,13 @@ function outcome(fn: () => unknown): unknown {
   }
 }
 
+/** The pool's worker threads, to stop one as a crash would. */
+function threadsOf(pool: ValidationPool): { terminate(): Promise<number> }[] {
+  return (pool as unknown as { workers: { thread: { terminate(): Promise<number> } }[] }).workers.map((w) => w.thread);
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 describe('order validation on worker threads', function () {
   this.timeout(30_000);
   let pool: ValidationPool;
@@ -61,12 +68,43 @@ describe('order validation on worker threads', function () {
         validTo: CONTEXT.now + 3600,
       });
       await single.validate(body, CONTEXT);
-      await (single as unknown as { workers: { terminate(): Promise<number> }[] }).workers[0].terminate();
+      await threadsOf(single)[0].terminate();
       await new Promise((resolve) => setTimeout(resolve, 50));
       const again = await single.validate(body, CONTEXT);
       assert.equal(again.sellAmount, 1000n);
     } finally {
       await single.close();
+    }
+  });
+
+  it('a worker stopped mid-job fails only its own jobs; the other worker\'s finish and a new worker takes its place', async () => {
+    const two = new ValidationPool(2);
+    try {
+      const { body } = await signOrder(Wallet.createRandom(), DOMAIN, {
+        sellToken: '0x' + 'a1'.repeat(20),
+        buyToken: '0x' + 'b2'.repeat(20),
+        sellAmount: 1000n,
+        buyAmount: 900n,
+        validTo: CONTEXT.now + 3600,
+      });
+      // One turn's jobs go to one worker as one message, the next turn's to the other (the less busy): each
+      // worker holds hundreds of signature recoveries when the first is stopped.
+      const JOBS = 400;
+      const settle = (p: Promise<unknown>) => p.then(() => 'validated', (err: Error) => err.message);
+      const first = Array.from({ length: JOBS }, () => settle(two.validate(body, CONTEXT)));
+      await nextTurn();
+      const second = Array.from({ length: JOBS }, () => settle(two.validate(body, CONTEXT)));
+      await nextTurn();
+      await threadsOf(two)[0].terminate();
+      assert.deepEqual(new Set(await Promise.all(first)), new Set(['an order validation worker stopped']));
+      assert.deepEqual(new Set(await Promise.all(second)), new Set(['validated']));
+      // Both workers serve again: two turns, one on each.
+      const after = [two.validate(body, CONTEXT)];
+      await nextTurn();
+      after.push(two.validate(body, CONTEXT));
+      assert.deepEqual((await Promise.all(after)).map((o) => o.sellAmount), [1000n, 1000n]);
+    } finally {
+      await two.close();
     }
   });
 
