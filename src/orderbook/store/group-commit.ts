@@ -4,31 +4,29 @@
  * one durable commit (one fsync) instead of paying for one each. Each append still gets its own outcome.
  */
 import { prepareAppend, prepareGroup, type AppendOutcome, type PreparedGroup } from './append-plan.js';
-import { ConcurrencyError, type AppendResult, type ExpectedVersion, type NewEvent, type StreamAppend } from './types.js';
+import type { AppendResult, ExpectedVersion, NewEvent, StreamAppend } from './types.js';
+import { TurnBatcher } from '../../shared/turn-batcher.js';
 
 /**
- * Writes a batch in one transaction and returns one outcome per group, in order. Throws when the batch
+ * Writes a batch in one transaction and returns one outcome per group, in order (a ConcurrencyError for a
+ * group whose expected versions did not hold). Throws when the batch
  * as a whole could not be written (then none of it was).
  */
 export type BatchWriter = (batch: PreparedGroup[]) => Promise<AppendOutcome[]>;
 
-interface Waiting {
-  group: PreparedGroup;
-  resolve(results: AppendResult[]): void;
-  reject(err: unknown): void;
-}
-
+/**
+ * One batch at a time, at most `maxBatch` groups (shared/turn-batcher.ts): while one is written, the next
+ * one collects. A ConcurrencyError outcome fails its group alone; a batch that could not be written fails
+ * its own groups, and the next batch is written as usual.
+ */
 export class GroupCommitQueue {
-  private waiting: Waiting[] = [];
-  private scheduled = false;
-  private writing: Promise<void> | undefined;
+  private readonly batcher: TurnBatcher<PreparedGroup, AppendResult[]>;
   private closed = false;
 
   /** `maxBatch` bounds one transaction's size (and the statement sizes in it). */
-  constructor(
-    private readonly write: BatchWriter,
-    private readonly maxBatch = 1000,
-  ) {}
+  constructor(write: BatchWriter, maxBatch = 1000) {
+    this.batcher = new TurnBatcher<PreparedGroup, AppendResult[]>(write, { maxItems: maxBatch, concurrency: 1 });
+  }
 
   /** An EventStore's append: checked here (a bad append is refused on its own), then written with a batch. */
   append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
@@ -54,43 +52,12 @@ export class GroupCommitQueue {
 
   private enqueue(group: PreparedGroup): Promise<AppendResult[]> {
     if (this.closed) return Promise.reject(new Error('the event store is closed'));
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ group, resolve, reject });
-      this.schedule();
-    });
+    return this.batcher.add(group);
   }
 
   /** Takes no more appends and waits until the ones already taken are settled. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.scheduled || this.writing) {
-      await (this.writing ?? new Promise((resolve) => setImmediate(resolve)));
-    }
-  }
-
-  // One batch at a time: while one is written, the next one collects.
-  private schedule(): void {
-    if (this.scheduled || this.writing) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.writing = this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    const batch = this.waiting.splice(0, this.maxBatch);
-    try {
-      const outcomes = await this.write(batch.map((w) => w.group));
-      batch.forEach((w, i) => {
-        const outcome = outcomes[i];
-        if (outcome instanceof ConcurrencyError) w.reject(outcome);
-        else w.resolve(outcome);
-      });
-    } catch (err) {
-      for (const w of batch) w.reject(err);
-    }
-    this.writing = undefined;
-    if (this.waiting.length > 0) this.schedule();
+    await this.batcher.idle();
   }
 }
