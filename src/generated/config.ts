@@ -308,6 +308,10 @@ export interface OrderbookConfig {
    */
   readyMaxLagMs: number;
   /**
+   * How long a POST or DELETE waits for the read models to show its events before it answers without them (READ_MODELS_WAIT_MS, default 5000).
+   */
+  readModelsWaitMs: number;
+  /**
    * NATS server with JetStream the log's events are published to, one message per position (NATS_URL; off when unset).
    */
   natsUrl?: string;

@@ -30,6 +30,7 @@ export function orderbookDefaults(): OrderbookConfig {
     streamMaxConnections: 1_000,
     streamMaxPerClient: 8,
     readyMaxLagMs: 10_000,
+    readModelsWaitMs: 5_000,
   };
 }
 
@@ -76,6 +77,7 @@ export function orderbookFromEnv(env: Env): Record<string, unknown> {
     streamMaxConnections: integer(env, 'STREAM_MAX_CONNECTIONS'),
     streamMaxPerClient: integer(env, 'STREAM_MAX_PER_CLIENT'),
     readyMaxLagMs: integer(env, 'READY_MAX_LAG_MS'),
+    readModelsWaitMs: integer(env, 'READ_MODELS_WAIT_MS'),
     natsUrl: env.NATS_URL || undefined,
     natsStream: env.NATS_STREAM || undefined,
     replayCooldownSeconds: integer(env, 'REPLAY_COOLDOWN_SECONDS'),

@@ -53,7 +53,7 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
   const events = await openEventStore(storeOptions);
   if (events.kind === 'postgres') await events.listening();
   const readModels = readModelStoreFor(events);
-  const runner = new ProjectionRunner(events, readModels, projections, log);
+  const runner = new ProjectionRunner(events, readModels, projections, log, { waitMs: config.orderbook.readModelsWaitMs });
   let chain: LiveChain | undefined;
   let validator: ValidationPool | undefined;
   const feed = new LogFeed(events);

@@ -3,9 +3,13 @@
  * the event store announces new events (appended here or, on PostgreSQL, by another instance). Passes never
  * overlap within a process, and each step moves every projection in one transaction over one read of the
  * log, so the read models stay in step with each other. `waitFor(position)` lets a command handler answer only once its events are
- * visible in the read models (read-your-writes).
+ * visible in the read models (read-your-writes), within a deadline: a read model that cannot catch up (a
+ * step that keeps failing, a database that does not answer) must not hold the writer's answer for ever.
+ * The deadlines are not a timer each: waiters wait in the order they came, and so of their deadlines, and
+ * one timer is armed for the oldest.
  */
 import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import type { EventStore } from '../store/types.js';
 import type { Projection, ReadModelStore } from './models/types.js';
 import type { Logger } from '../../shared/logger.js';
@@ -13,16 +17,36 @@ import type { Logger } from '../../shared/logger.js';
 export interface RunnerOptions {
   /** Events per step (one transaction). */
   batchSize?: number;
+  /** How long waitFor waits before it rejects with ReadModelsBehind (READ_MODELS_WAIT_MS; default 5000). */
+  waitMs?: number;
+}
+
+/** waitFor's rejection: the read models did not reach the position in time, or the runner stopped. */
+export class ReadModelsBehind extends Error {
+  constructor(
+    readonly position: number,
+    readonly reached: number,
+    why: string,
+  ) {
+    super(`the read models are at position ${reached}, not ${position}: ${why}`);
+  }
 }
 
 interface Waiter {
   position: number;
+  /** performance.now() past which it is rejected. */
+  deadline: number;
   resolve: () => void;
+  reject: (err: ReadModelsBehind) => void;
 }
 
 export class ProjectionRunner extends EventEmitter {
   private readonly checkpoints = new Map<string, number>();
-  private readonly waiters: Waiter[] = [];
+  /** In the order they came, so in the order of their deadlines. */
+  private waiters: Waiter[] = [];
+  /** Armed for the oldest waiter's deadline while any waits. */
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  private readonly waitMs: number;
   private pass: Promise<void> | undefined;
   private again = false;
   private unsubscribe: (() => void) | undefined;
@@ -38,6 +62,7 @@ export class ProjectionRunner extends EventEmitter {
   ) {
     super();
     this.batchSize = options.batchSize ?? 1_000;
+    this.waitMs = options.waitMs ?? 5_000;
   }
 
   async start(): Promise<void> {
@@ -64,18 +89,52 @@ export class ProjectionRunner extends EventEmitter {
     return this.pass ?? Promise.resolve();
   }
 
-  /** Resolves once every read model reflects the log at least up to `position`. */
+  /**
+   * Resolves once every read model reflects the log at least up to `position`; rejects with ReadModelsBehind
+   * when they do not within `waitMs`, or when the runner stops first.
+   */
   waitFor(position: number): Promise<void> {
     if (this.position >= position) return Promise.resolve();
+    if (this.stopped) return Promise.reject(new ReadModelsBehind(position, this.position, 'the read models are stopped'));
     this.schedule();
-    return new Promise((resolve) => this.waiters.push({ position, resolve }));
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ position, deadline: performance.now() + this.waitMs, resolve, reject });
+      this.armDeadline();
+    });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.reject(new ReadModelsBehind(w.position, this.position, 'the read models stopped'));
     await this.pass;
   }
+
+  /** Arms the timer for the oldest waiter's deadline, unless it is armed (it then re-arms when it fires). */
+  private armDeadline(): void {
+    if (this.deadlineTimer || this.waiters.length === 0) return;
+    this.deadlineTimer = setTimeout(this.expire, Math.max(0, this.waiters[0].deadline - performance.now()));
+    this.deadlineTimer.unref();
+  }
+
+  /** Rejects the waiters past their deadline. */
+  private readonly expire = (): void => {
+    this.deadlineTimer = undefined;
+    const now = performance.now();
+    let late = 0;
+    while (late < this.waiters.length && this.waiters[late].deadline <= now) late++;
+    if (late > 0) {
+      const expired = this.waiters.splice(0, late);
+      const reached = this.position;
+      this.logger.warn({ waiters: late, position: reached, waitMs: this.waitMs }, 'read models did not catch up in time');
+      for (const w of expired) w.reject(new ReadModelsBehind(w.position, reached, `not within ${this.waitMs} ms`));
+    }
+    this.armDeadline();
+  };
 
   private schedule(): void {
     if (this.stopped) return;
@@ -117,12 +176,13 @@ export class ProjectionRunner extends EventEmitter {
   }
 
   private release(): void {
+    if (this.waiters.length === 0) return;
     const position = this.position;
-    for (let i = this.waiters.length - 1; i >= 0; i--) {
-      if (this.waiters[i].position <= position) {
-        this.waiters[i].resolve();
-        this.waiters.splice(i, 1);
-      }
+    const waiting: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (w.position <= position) w.resolve();
+      else waiting.push(w);
     }
+    this.waiters = waiting;
   }
 }

@@ -8,7 +8,7 @@
 import type { EventStore } from '../store/types.js';
 import type { QuoteStore } from '../store/quote-store.js';
 import type { ReadModelStore } from '../read/models/types.js';
-import type { ProjectionRunner } from '../read/runner.js';
+import { ReadModelsBehind, type ProjectionRunner } from '../read/runner.js';
 import { DigestCache, digestsInProcess, type DigestComputation } from '../read/digest-cache.js';
 import { SolvableOrders, type Pieces } from '../read/solvable-view.js';
 import type { OrderbookConfig } from '../../generated/config.js';
@@ -75,4 +75,19 @@ export function nowOf(book: Pick<Book, 'clock'>): number {
 /** Now as the log records times: ISO 8601 UTC. */
 export function isoNow(book: Pick<Book, 'clock'>): string {
   return new Date(book.clock()).toISOString();
+}
+
+/**
+ * Waits until the read models show the events up to `position` (read your writes). When they do not within
+ * READ_MODELS_WAIT_MS the command still answers success: its events are appended and acknowledged, and an
+ * error would only tell the client to send again what is already stored (as CoW does, the answer says
+ * "stored"); the read models show it once they catch up, and the runner logs the delay.
+ */
+export async function readYourWrites(book: Pick<Book, 'runner'>, position: number | null): Promise<void> {
+  if (position === null) return;
+  try {
+    await book.runner.waitFor(position);
+  } catch (err) {
+    if (!(err instanceof ReadModelsBehind)) throw err;
+  }
 }

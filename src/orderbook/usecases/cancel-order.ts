@@ -8,7 +8,7 @@ import { parseOrderUid } from '../domain/order.js';
 import { handle } from '../write/command-handler.js';
 import { orderDecider } from '../write/decider.js';
 import { orderStreamId } from '../write/events.js';
-import { isoNow, type Book } from './book.js';
+import { isoNow, readYourWrites, type Book } from './book.js';
 
 export async function cancelOrder(
   book: Pick<Book, 'events' | 'runner' | 'clock' | 'domainSeparator'>,
@@ -21,5 +21,5 @@ export async function cancelOrder(
     type: 'CancelOrder',
     data: { uid, cancellation, cancelledAt: isoNow(book) },
   });
-  if (position !== null) await book.runner.waitFor(position);
+  await readYourWrites(book, position);
 }

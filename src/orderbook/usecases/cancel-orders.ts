@@ -10,7 +10,7 @@ import { verifyCancellations } from '../domain/cancellation.js';
 import { decision, handleAll } from '../write/command-handler.js';
 import { orderDecider } from '../write/decider.js';
 import { orderStreamId } from '../write/events.js';
-import { isoNow, type Book } from './book.js';
+import { isoNow, readYourWrites, type Book } from './book.js';
 
 export async function cancelOrders(book: Pick<Book, 'events' | 'runner' | 'clock' | 'domainSeparator'>, body: unknown): Promise<void> {
   const { uids, cancellation } = verifyCancellations(body, book.domainSeparator);
@@ -19,5 +19,5 @@ export async function cancelOrders(book: Pick<Book, 'events' | 'runner' | 'clock
     book.events,
     uids.map((uid) => decision(orderDecider, orderStreamId(uid), { type: 'CancelOrder', data: { uid, cancellation, cancelledAt, bulk: true } })),
   );
-  if (position !== null) await book.runner.waitFor(position);
+  await readYourWrites(book, position);
 }

@@ -16,7 +16,7 @@ import { decision, handleAll, type Decision } from '../write/command-handler.js'
 import type { CreateOrder } from '../write/create-order.js';
 import { gatherOrderFacts } from './order-facts.js';
 import { appDataDocument } from './queries/app-data.js';
-import { isoNow, nowOf, type Book } from './book.js';
+import { isoNow, nowOf, readYourWrites, type Book } from './book.js';
 
 export async function placeOrder(
   book: Pick<Book, 'events' | 'runner' | 'chain' | 'quoteStore' | 'config' | 'validator' | 'clock' | 'domainSeparator'>,
@@ -53,6 +53,6 @@ export async function placeOrder(
   // A new order's stream is almost always empty: decided without reading it (the append checks).
   decisions.push(decision(orderDecider, orderStreamId(order.uid), command, { fresh: true }));
   const { position } = await handleAll(book.events, decisions);
-  if (position !== null) await book.runner.waitFor(position);
+  await readYourWrites(book, position);
   return order.uid;
 }

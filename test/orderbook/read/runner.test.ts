@@ -6,7 +6,7 @@ import { SqliteEventStore } from '../../../src/orderbook/store/sqlite.js';
 import { PostgresEventStore } from '../../../src/orderbook/store/postgres.js';
 import { SqliteReadModelStore } from '../../../src/orderbook/read/models/sqlite.js';
 import { PostgresReadModelStore } from '../../../src/orderbook/read/models/postgres.js';
-import { ProjectionRunner } from '../../../src/orderbook/read/runner.js';
+import { ProjectionRunner, ReadModelsBehind } from '../../../src/orderbook/read/runner.js';
 import type { Projection } from '../../../src/orderbook/read/models/types.js';
 import { logger } from '../../../src/shared/logger.js';
 import { databaseUrl } from '../../support/postgres.js';
@@ -54,6 +54,38 @@ describe('projection runner on SQLite', () => {
     assert.equal((await runner.store.get<{ events: number }>('counts', 's0'))?.doc.events, 10);
     await runner.stop();
     await events.close();
+  });
+
+  it('rejects waitFor with ReadModelsBehind when the read models do not catch up in time, or stop first', async () => {
+    const events = new SqliteEventStore(join(dir, 'stuck.sqlite'));
+    // A projection bug: every step over the poisoned event rolls back, so the read models stay before it.
+    const stuck: Projection<{ events: number }> = {
+      ...counts,
+      name: 'stuck',
+      apply: (doc, e) => {
+        if (e.type === 'Poison') throw new Error('a projection bug');
+        return { events: (doc?.events ?? 0) + 1 };
+      },
+    };
+    const runner = new ProjectionRunner(events, new SqliteReadModelStore(events.db), [stuck], logger, { waitMs: 100 });
+    try {
+      await runner.start();
+      const fine = await events.append('a', [event(1)], 'no_stream');
+      await runner.waitFor(fine.position);
+      const poisoned = await events.append('b', [{ type: 'Poison', schemaVersion: 1, data: {} }], 'no_stream');
+      const late = (err: unknown) => err instanceof ReadModelsBehind && err.position === poisoned.position && err.reached === fine.position;
+      await assert.rejects(Promise.all([runner.waitFor(poisoned.position), runner.waitFor(poisoned.position)]), late);
+      // One waiting when the runner stops is let go too, and a later one is refused at once.
+      const waiting = runner.waitFor(poisoned.position);
+      await runner.stop();
+      await assert.rejects(waiting, (err) => late(err) && /stopped/.test((err as Error).message));
+      await assert.rejects(runner.waitFor(poisoned.position), late);
+      // What the read models reached is still answered at once.
+      await runner.waitFor(fine.position);
+    } finally {
+      await runner.stop();
+      await events.close();
+    }
   });
 });
 
