@@ -13,12 +13,7 @@ import { CANONICAL_SETTLEMENT, resolveSettlement, type SettlementDeployment } fr
 import { readSpendable, ownerTokenKey, type OwnerToken } from './balances.js';
 import { FeeQuoter, type FeeQuote } from './fee.js';
 import { isValidEip1271Signature } from './eip1271.js';
-
-interface PendingRead {
-  pair: OwnerToken;
-  resolve: (amount: bigint) => void;
-  reject: (err: unknown) => void;
-}
+import { TurnBatcher, type Outcome } from '../../shared/turn-batcher.js';
 
 /**
  * An amount, the number of the read that found it (a read never replaces what a read started after it
@@ -57,7 +52,8 @@ export class ChainBalances implements SpendableBalances {
   version = 0;
   private readonly amounts = new Map<string, Known>();
   private tracked: OwnerToken[] = [];
-  private pending: PendingRead[] = [];
+  /** Reads for order creation, gathered per turn (shared/turn-batcher.ts). */
+  private readonly fetches = new TurnBatcher<OwnerToken, bigint>((pairs) => this.readForOrders(pairs));
   private readonly listeners = new Set<() => void>();
   /** Bumped at every new head. */
   private epoch = 0;
@@ -104,10 +100,7 @@ export class ChainBalances implements SpendableBalances {
   }
 
   fetch(owner: string, token: string): Promise<bigint> {
-    return new Promise((resolve, reject) => {
-      if (this.pending.length === 0) setImmediate(() => void this.flush());
-      this.pending.push({ pair: { owner, token }, resolve, reject });
-    });
+    return this.fetches.add({ owner, token });
   }
 
   /** The (owner, token) pairs read again at every new head. */
@@ -160,17 +153,15 @@ export class ChainBalances implements SpendableBalances {
     }
   }
 
-  private async flush(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    try {
-      const block = await headNumber(this.rpc);
-      const stale = batch.map((p) => p.pair).filter((p) => this.readAt(p, block) === undefined);
-      if (stale.length > 0) await this.read(stale, block);
-      for (const p of batch) p.resolve(this.amounts.get(ownerTokenKey(p.pair.owner, p.pair.token))!.amount);
-    } catch (err) {
-      for (const p of batch) p.reject(err);
-    }
+  /**
+   * The fetches of one turn: one head lookup, one read of the pairs not read at that block yet. A failed
+   * lookup or read fails this turn's fetches (the batcher's rule), not the next turn's.
+   */
+  private async readForOrders(pairs: OwnerToken[]): Promise<Outcome<bigint>[]> {
+    const block = await headNumber(this.rpc);
+    const stale = pairs.filter((p) => this.readAt(p, block) === undefined);
+    if (stale.length > 0) await this.read(stale, block);
+    return pairs.map((p) => this.amounts.get(ownerTokenKey(p.owner, p.token))?.amount ?? new Error(`no amount was read for ${p.owner} and ${p.token}`));
   }
 
   /** Reads `pairs` at `block` (default: the head) and remembers them. */
