@@ -135,6 +135,8 @@ export class TurnBatcher<T, R> {
       }
       const outcome = outcomes[i];
       if (outcome instanceof Error) batch[i].reject(outcome);
+      // A native promise is followed directly: resolving with it would cost a job more to adopt it.
+      else if (outcome instanceof Promise) outcome.then(batch[i].resolve, batch[i].reject);
       else batch[i].resolve(outcome);
     }
     this.done();
