@@ -312,6 +312,14 @@ export interface OrderbookConfig {
    */
   readModelsWaitMs: number;
   /**
+   * Listings (GET /api/v1/orders, trades, events, an account's orders and the other routes of the list class) built at once, all clients together (LISTING_CONCURRENCY, default 2).
+   */
+  listingConcurrency: number;
+  /**
+   * Listings that may wait for their turn; one more is refused 503 ServiceUnavailable with Retry-After (LISTING_QUEUE, default 64).
+   */
+  listingQueue: number;
+  /**
    * NATS server with JetStream the log's events are published to, one message per position (NATS_URL; off when unset).
    */
   natsUrl?: string;

@@ -31,6 +31,8 @@ export function orderbookDefaults(): OrderbookConfig {
     streamMaxPerClient: 8,
     readyMaxLagMs: 10_000,
     readModelsWaitMs: 5_000,
+    listingConcurrency: 2,
+    listingQueue: 64,
   };
 }
 
@@ -78,6 +80,8 @@ export function orderbookFromEnv(env: Env): Record<string, unknown> {
     streamMaxPerClient: integer(env, 'STREAM_MAX_PER_CLIENT'),
     readyMaxLagMs: integer(env, 'READY_MAX_LAG_MS'),
     readModelsWaitMs: integer(env, 'READ_MODELS_WAIT_MS'),
+    listingConcurrency: integer(env, 'LISTING_CONCURRENCY'),
+    listingQueue: integer(env, 'LISTING_QUEUE'),
     natsUrl: env.NATS_URL || undefined,
     natsStream: env.NATS_STREAM || undefined,
     replayCooldownSeconds: integer(env, 'REPLAY_COOLDOWN_SECONDS'),

@@ -91,6 +91,7 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
       maxBodyBytes: MAX_BODY_BYTES,
       maxJsonDepth: config.maxJsonDepth,
       replayCooldownSeconds: config.orderbook.replayCooldownSeconds,
+      listings: { concurrency: config.orderbook.listingConcurrency, queue: config.orderbook.listingQueue },
       live: {
         feed,
         solverViews: watch,

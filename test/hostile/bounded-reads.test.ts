@@ -4,6 +4,8 @@
  * 1000 (with every include flag) and a Link to the next page, and the pages together list each order once;
  * limits and offsets beyond their maxima are 400 in CoW's shape; GET /api/v1/projections answers the same
  * digests twice without moving anything; no read appends to the log and the process serves throughout.
+ * Listings from many clients at once are built LISTING_CONCURRENCY at a time with LISTING_QUEUE waiting
+ * (here 1 and 1); the others are refused 503 with Retry-After while every other route answers.
  * The orders are presigned ones (no balance to fund), signed in-process.
  */
 import assert from 'node:assert/strict';
@@ -24,7 +26,9 @@ describe('hostile: reads that grow with the book (issue 29, item 3)', function (
   const placed: string[] = [];
 
   before(async () => {
-    service = await startServiceProcess({ env: { NETWORKS: 'mainnet', ORDERBOOK: 'on', LOG_LEVEL: 'warn' } });
+    service = await startServiceProcess({
+      env: { NETWORKS: 'mainnet', ORDERBOOK: 'on', LOG_LEVEL: 'warn', LISTING_CONCURRENCY: '1', LISTING_QUEUE: '1' },
+    });
     api = `${service.url}/api/v1`;
     const owners = Array.from({ length: 10 }, () => Wallet.createRandom().address);
     const validTo = Math.floor(Date.now() / 1000) + 3600;
@@ -63,6 +67,33 @@ describe('hostile: reads that grow with the book (issue 29, item 3)', function (
     assert.equal(seen.length, ORDERS);
     assert.deepEqual([...seen].sort(), [...placed].sort(), 'every order once');
     assert.equal(await logHead(service.url), head, 'reads append nothing');
+  });
+
+  it('builds listings one at a time with one waiting: the rest are 503 with Retry-After, other routes answer meanwhile', async () => {
+    const query = 'includeFullyExecuted=true&includeInvalidated=true&includeInsufficientBalance=true&minValidTo=0';
+    const listings = Array.from({ length: 8 }, (_, i) =>
+      http(i % 2 === 0 ? `${api}/orders?${query}` : `${api}/events?after=0&limit=1000`),
+    );
+    const single = await http(`${api}/orders/${placed[0]}`);
+    const answers = await Promise.all(listings);
+    assert.equal(single.status, 200, 'a route outside the list class is not gated');
+    const served = answers.filter((a) => a.status === 200);
+    const refused = answers.filter((a) => a.status !== 200);
+    assert.ok(served.length >= 2, `the one building and the one waiting are served (${served.length} were)`);
+    assert.ok(refused.length >= 1, 'eight at once exceed one building and one waiting');
+    for (const res of refused) {
+      assertOrderbookRefusal(res, 503, 'ServiceUnavailable', /LISTING_CONCURRENCY/);
+      assert.equal(res.headers.get('retry-after'), '1');
+    }
+    for (const res of served) assert.equal(res.json.length, 1000);
+    const again = await http(`${api}/events?after=0&limit=1000`);
+    assert.equal(again.status, 200, 'the gate is free again once they are answered');
+    assert.deepEqual(
+      again.json.map((e: { position: number }) => e.position),
+      Array.from({ length: 1000 }, (_, i) => i + 1),
+      'a page read in several turns is the log in order, without gaps',
+    );
+    await assertServing(service.url, service.child);
   });
 
   it('refuses limits and offsets beyond their maxima with 400 in the documented shape', async () => {

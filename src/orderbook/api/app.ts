@@ -2,7 +2,6 @@
  * The order book's HTTP API (koa), wire-compatible with the CoW Protocol order book under /api/v1, plus
  * the auditors' endpoints (events, projections) and the OpenAPI document.
  */
-import { Readable } from 'node:stream';
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import type { Book } from '../usecases/book.js';
@@ -51,6 +50,8 @@ import type { ReplayVerifier } from '../live/verify-replay.js';
 import { serveEventStream } from '../live/event-stream.js';
 import { serveSolverStream } from '../live/solver-stream.js';
 import { encodeOrderCursor } from '../read/order-cursor.js';
+import { piecesStream, sendJsonArray } from './json-pieces.js';
+import { listingGate, type ListingLimits } from './listing-gate.js';
 
 /** What the streaming endpoints and the replay check need (live/). */
 export interface LiveParts {
@@ -66,6 +67,8 @@ export interface ApiOptions extends BodyLimits {
   live: LiveParts;
   /** Least time between two starts of a replay (REPLAY_COOLDOWN_SECONDS); absent: none. */
   replayCooldownSeconds?: number;
+  /** How many listings are built at once and wait (LISTING_CONCURRENCY, LISTING_QUEUE). */
+  listings: ListingLimits;
 }
 
 /**
@@ -94,19 +97,6 @@ function replayGate(cooldownSeconds: number) {
   };
 }
 
-/**
- * The buffers as one stream, all handed over at the first read: the socket then writes them together
- * (writev), where Readable.from would hand them one per turn of the event loop.
- */
-function piecesStream(buffers: readonly Buffer[]): Readable {
-  return new Readable({
-    read() {
-      for (const buffer of buffers) this.push(buffer);
-      this.push(null);
-    },
-  });
-}
-
 export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
   const { live } = options;
   const replayOnce = replayGate(options.replayCooldownSeconds ?? 0);
@@ -128,7 +118,7 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
   });
 
   router.post('/orders/by_uids', async (ctx) => {
-    ctx.body = await ordersByUids(book, parseOrderUids(await jsonBody(ctx, options)));
+    await sendJsonArray(ctx, await ordersByUids(book, parseOrderUids(await jsonBody(ctx, options))));
   });
 
   router.get('/orders/:uid/status', async (ctx) => {
@@ -153,11 +143,11 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
   });
 
   router.get('/account/:owner/orders', async (ctx) => {
-    ctx.body = await accountOrders(book, parseAddress(ctx.params.owner), parsePageQuery(ctx));
+    await sendJsonArray(ctx, await accountOrders(book, parseAddress(ctx.params.owner), parsePageQuery(ctx)));
   });
 
   router.get('/transactions/:txHash/orders', async (ctx) => {
-    ctx.body = await transactionOrders(book, parseTxHash(ctx.params.txHash));
+    await sendJsonArray(ctx, await transactionOrders(book, parseTxHash(ctx.params.txHash)));
   });
 
   router.get('/token/:token/native_price', async (ctx) => {
@@ -189,7 +179,7 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
       query.set('cursor', encodeOrderCursor(page.next));
       ctx.set('Link', `<${ctx.path}?${query}>; rel="next"`);
     }
-    ctx.body = page.orders;
+    await sendJsonArray(ctx, page.orders);
   });
 
   router.get('/orders/:uid', async (ctx) => {
@@ -219,7 +209,7 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
   });
 
   router.get('/trades', async (ctx) => {
-    ctx.body = await listTrades(book, parseTradesQuery(ctx));
+    await sendJsonArray(ctx, await listTrades(book, parseTradesQuery(ctx)));
   });
 
   router.get('/tokens/:sellToken/fee', async (ctx) => {
@@ -242,7 +232,7 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
 
   router.get('/events', async (ctx) => {
     const { after, limit } = parseEventsQuery(ctx);
-    ctx.body = await readLog(book, after, limit);
+    await sendJsonArray(ctx, await readLog(book, after, limit));
   });
 
   router.get('/projections', async (ctx) => {
@@ -255,10 +245,11 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
 
   const v2 = new Router({ prefix: '/api/v2' });
   v2.get('/trades', async (ctx) => {
-    ctx.body = await listTradesV2(book, parseTradesV2Query(ctx));
+    await sendJsonArray(ctx, await listTradesV2(book, parseTradesV2Query(ctx)));
   });
 
   app.use(errorMiddleware);
+  app.use(listingGate(options.listings));
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use(v2.routes());

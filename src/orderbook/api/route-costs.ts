@@ -7,7 +7,7 @@
 import type { AccessConfig } from '../../generated/config.js';
 
 export type ApiCosts = AccessConfig['apiCosts'];
-type CostClass = keyof ApiCosts;
+export type CostClass = keyof ApiCosts;
 
 /** The path as the router matches it. */
 export function routePath(path: string): string {
@@ -41,12 +41,18 @@ const CLASSES: [method: string, pattern: RegExp, cost: CostClass][] = [
   ['GET', /^\/api\/v1\/projections$/, 'list'],
 ];
 
-/** The cost of a request (1 unless its route is one of the classes above). */
-export function routeCost(costs: ApiCosts, method: string, path: string): number {
+/** The class of a request's route (quote, order, list), or null for every other route. */
+export function routeClass(method: string, path: string): CostClass | null {
   const m = method === 'HEAD' ? 'GET' : method;
   const p = routePath(path);
-  for (const [method, pattern, cost] of CLASSES) if (m === method && pattern.test(p)) return costs[cost];
-  return 1;
+  for (const [method, pattern, cost] of CLASSES) if (m === method && pattern.test(p)) return cost;
+  return null;
+}
+
+/** The cost of a request (1 unless its route is one of the classes above). */
+export function routeCost(costs: ApiCosts, method: string, path: string): number {
+  const cost = routeClass(method, path);
+  return cost === null ? 1 : costs[cost];
 }
 
 /** The order book's operator routes: a full replay of the log on demand. */

@@ -7,7 +7,8 @@
  */
 import { Interface, type InterfaceAbi } from 'ethers';
 import { gpv2Artifact } from '../../contracts/artifacts.js';
-import { batchInChunks, callResult, headNumber, isExecutionFailure, isRevert, toQuantity, type ChainRpc, type RpcAnswer } from './rpc.js';
+import { nextTurn } from '../../shared/next-turn.js';
+import { callResult, headNumber, isExecutionFailure, isRevert, toQuantity, type ChainRpc, type RpcAnswer } from './rpc.js';
 
 export interface OwnerToken {
   owner: string;
@@ -50,6 +51,8 @@ export function ownerTokenKey(owner: string, token: string): string {
  */
 function amountOf(answer: RpcAnswer, fn: 'balanceOf' | 'allowance', what: string): bigint | { unreadable: string } {
   if (answer.error && !isRevert(answer.error) && isExecutionFailure(answer.error)) return { unreadable: `${what}: ${answer.error.message}` };
+  // An address without code answers 0x, which no decoder need be asked about (ethers' refusal is costly).
+  if (answer.result === '0x') return 0n;
   return (callResult(answer, erc20(), fn, what)?.[0] as bigint | undefined) ?? 0n;
 }
 
@@ -75,20 +78,29 @@ export async function readSpendable(
   const block = options.block ?? await headNumber(rpc);
   const gas = options.gas === undefined ? {} : { gas: toQuantity(options.gas) };
   const call = (to: string, data: string) => ({ method: 'eth_call', params: [{ to, data, ...gas }, toQuantity(block)] });
-  const calls = list.flatMap(({ owner, token }) => [
-    call(token, erc20().encodeFunctionData('balanceOf', [owner])),
-    call(token, erc20().encodeFunctionData('allowance', [owner, vaultRelayer])),
-  ]);
-  const answers = await batchInChunks(rpc, calls, options.maxBatchSize ?? 100);
   const amounts = new Map<string, Spendable>();
   const unreadable = new Map<string, OwnerToken & { reason: string }>();
-  list.forEach((pair, i) => {
-    const key = ownerTokenKey(pair.owner, pair.token);
-    const balance = amountOf(answers[2 * i], 'balanceOf', `balanceOf(${pair.owner}) of ${pair.token}`);
-    const allowance = amountOf(answers[2 * i + 1], 'allowance', `allowance(${pair.owner}) of ${pair.token}`);
-    if (typeof balance !== 'bigint') unreadable.set(key, { ...pair, reason: balance.unreadable });
-    else if (typeof allowance !== 'bigint') unreadable.set(key, { ...pair, reason: allowance.unreadable });
-    else amounts.set(key, { ...pair, balance, allowance, spendable: balance < allowance ? balance : allowance });
-  });
+  // A batch's pairs are encoded, read and decoded before the next batch's are encoded, with a turn of the
+  // event loop (which the gateway shares) between batches, also when the relay answers from its cache at
+  // once: however many pairs the book holds, no batch holds the loop for longer than its own pairs.
+  const pairsPerBatch = Math.max(1, Math.floor((options.maxBatchSize ?? 100) / 2));
+  for (let from = 0; from < list.length; from += pairsPerBatch) {
+    if (from > 0) await nextTurn();
+    const part = list.slice(from, from + pairsPerBatch);
+    const answers = await rpc.batch(
+      part.flatMap(({ owner, token }) => [
+        call(token, erc20().encodeFunctionData('balanceOf', [owner])),
+        call(token, erc20().encodeFunctionData('allowance', [owner, vaultRelayer])),
+      ]),
+    );
+    part.forEach((pair, i) => {
+      const key = ownerTokenKey(pair.owner, pair.token);
+      const balance = amountOf(answers[2 * i], 'balanceOf', `balanceOf(${pair.owner}) of ${pair.token}`);
+      const allowance = amountOf(answers[2 * i + 1], 'allowance', `allowance(${pair.owner}) of ${pair.token}`);
+      if (typeof balance !== 'bigint') unreadable.set(key, { ...pair, reason: balance.unreadable });
+      else if (typeof allowance !== 'bigint') unreadable.set(key, { ...pair, reason: allowance.unreadable });
+      else amounts.set(key, { ...pair, balance, allowance, spendable: balance < allowance ? balance : allowance });
+    });
+  }
   return { block, amounts, unreadable };
 }

@@ -60,6 +60,7 @@ const SAMPLE_ARGS: { [K in keyof typeof orderbookErrors]: Parameters<(typeof ord
   tooManyRequests: ['slow down'],
   unavailable: ['starting'],
   unsettled: ['moving'],
+  busy: ['busy'],
   internal: [],
 };
 

@@ -16,6 +16,7 @@ import { stateOf, type OrderDoc } from '../../read/projections/orders.js';
 import { presentOrder, status as orderStatus } from '../../write/order-state.js';
 import { orderStreamId } from '../../write/events.js';
 import { nowOf, type Book } from '../book.js';
+import { nextTurn } from '../../../shared/next-turn.js';
 
 export interface OrdersFilter {
   owner?: string;
@@ -66,22 +67,37 @@ export async function getOrder(book: Reader, uidParam: string): Promise<Order> {
   return (await view(book, row, nowOf(book)))!;
 }
 
+/** Rows of GET /api/v1/orders read and shown in one turn of the event loop (a page takes several). */
+export const ORDER_ROWS_PER_TURN = 100;
+
 /**
  * GET /api/v1/orders: oldest first (creation time, then UID), `filter.limit` rows read after the cursor:
- * a bounded read whatever the book holds. A page whose rows the include flags thin out is shorter; the
- * next cursor follows the last row read, and is given whenever the page read as many rows as it could.
+ * a bounded read whatever the book holds, ORDER_ROWS_PER_TURN at a time with a turn of the event loop
+ * between (the same keyset as the page's cursor, so an order written meanwhile is listed once or not at all,
+ * as between pages). A page whose rows the include flags thin out is shorter; the next cursor follows the
+ * last row read, and is given whenever the page read as many rows as it could.
  */
 export async function listOrders(book: Reader, filter: OrdersFilter): Promise<OrdersPage> {
   const now = nowOf(book);
-  const rows = await book.readModels.find<OrderDoc>('orders', ordersQuery(filter, now));
   const orders: Order[] = [];
-  for (const row of rows) {
-    const funding = await book.solvable.fundingOf(row.key, now);
-    if (funding && !funding.funded && !filter.includeInsufficientBalance) continue;
-    orders.push(present(book, row, now, funding)!);
+  let read = 0;
+  let after = filter.after;
+  while (read < filter.limit) {
+    if (read > 0) await nextTurn();
+    const wanted = Math.min(ORDER_ROWS_PER_TURN, filter.limit - read);
+    const rows = await book.readModels.find<OrderDoc>('orders', ordersQuery({ ...filter, after, limit: wanted }, now));
+    for (const row of rows) {
+      const funding = await book.solvable.fundingOf(row.key, now);
+      if (funding && !funding.funded && !filter.includeInsufficientBalance) continue;
+      orders.push(present(book, row, now, funding)!);
+    }
+    read += rows.length;
+    const last = rows.at(-1);
+    // A row without its order (an unknown UID's) is never listed (the query asks for known ones).
+    if (last?.doc.order) after = { createdAt: last.doc.order.creationDate, uid: last.key };
+    if (rows.length < wanted) break;
   }
-  const last = rows.at(-1);
-  const next = rows.length === filter.limit && last?.doc.order ? { createdAt: last.doc.order.creationDate, uid: last.key } : null;
+  const next = read === filter.limit && after && after !== filter.after ? after : null;
   return { orders, next };
 }
 
