@@ -312,13 +312,21 @@ export interface OrderbookConfig {
    */
   readModelsWaitMs: number;
   /**
-   * Listings (GET /api/v1/orders, trades, events, an account's orders and the other routes of the list class) built at once, all clients together (LISTING_CONCURRENCY, default 2).
+   * Listings (GET /api/v1/orders, trades, events, an account's orders and the other routes of the list class) handled at once, all clients together (LISTING_CONCURRENCY, default 2).
    */
   listingConcurrency: number;
   /**
    * Listings that may wait for their turn; one more is refused 503 ServiceUnavailable with Retry-After (LISTING_QUEUE, default 64).
    */
   listingQueue: number;
+  /**
+   * Quotes (POST /api/v1/quote, GET /api/v1/tokens/{t}/fee, GET /api/v1/token/{t}/native_price) handled at once, all clients together (QUOTE_CONCURRENCY, default 4).
+   */
+  quoteConcurrency: number;
+  /**
+   * Quotes that may wait for their turn; one more is refused 503 ServiceUnavailable with Retry-After (QUOTE_QUEUE, default 256).
+   */
+  quoteQueue: number;
   /**
    * NATS server with JetStream the log's events are published to, one message per position (NATS_URL; off when unset).
    */

@@ -33,6 +33,8 @@ export function orderbookDefaults(): OrderbookConfig {
     readModelsWaitMs: 5_000,
     listingConcurrency: 2,
     listingQueue: 64,
+    quoteConcurrency: 4,
+    quoteQueue: 256,
   };
 }
 
@@ -82,6 +84,8 @@ export function orderbookFromEnv(env: Env): Record<string, unknown> {
     readModelsWaitMs: integer(env, 'READ_MODELS_WAIT_MS'),
     listingConcurrency: integer(env, 'LISTING_CONCURRENCY'),
     listingQueue: integer(env, 'LISTING_QUEUE'),
+    quoteConcurrency: integer(env, 'QUOTE_CONCURRENCY'),
+    quoteQueue: integer(env, 'QUOTE_QUEUE'),
     natsUrl: env.NATS_URL || undefined,
     natsStream: env.NATS_STREAM || undefined,
     replayCooldownSeconds: integer(env, 'REPLAY_COOLDOWN_SECONDS'),

@@ -91,7 +91,10 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
       maxBodyBytes: MAX_BODY_BYTES,
       maxJsonDepth: config.maxJsonDepth,
       replayCooldownSeconds: config.orderbook.replayCooldownSeconds,
-      listings: { concurrency: config.orderbook.listingConcurrency, queue: config.orderbook.listingQueue },
+      gates: {
+        list: { concurrency: config.orderbook.listingConcurrency, queue: config.orderbook.listingQueue },
+        quote: { concurrency: config.orderbook.quoteConcurrency, queue: config.orderbook.quoteQueue },
+      },
       live: {
         feed,
         solverViews: watch,

@@ -51,7 +51,7 @@ import { serveEventStream } from '../live/event-stream.js';
 import { serveSolverStream } from '../live/solver-stream.js';
 import { encodeOrderCursor } from '../read/order-cursor.js';
 import { piecesStream, sendJsonArray } from './json-pieces.js';
-import { listingGate, type ListingLimits } from './listing-gate.js';
+import { routeGates, type RouteGateLimits } from './route-gates.js';
 
 /** What the streaming endpoints and the replay check need (live/). */
 export interface LiveParts {
@@ -67,8 +67,8 @@ export interface ApiOptions extends BodyLimits {
   live: LiveParts;
   /** Least time between two starts of a replay (REPLAY_COOLDOWN_SECONDS); absent: none. */
   replayCooldownSeconds?: number;
-  /** How many listings are built at once and wait (LISTING_CONCURRENCY, LISTING_QUEUE). */
-  listings: ListingLimits;
+  /** How many listings and quotes are handled at once and wait (LISTING_*, QUOTE_* CONCURRENCY and QUEUE). */
+  gates: RouteGateLimits;
 }
 
 /**
@@ -249,7 +249,7 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
   });
 
   app.use(errorMiddleware);
-  app.use(listingGate(options.listings));
+  app.use(routeGates(options.gates));
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use(v2.routes());

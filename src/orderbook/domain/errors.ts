@@ -88,7 +88,7 @@ export const ORDERBOOK_ERRORS = {
   PayloadTooLarge: { status: 413, message: 'the body exceeds its limit', reference: null },
   TooManyRequests: { status: 429, message: "the client's rate limit is spent, or a replay ran too recently", reference: null },
   InternalServerError: { status: 500, message: "the order book's own fault (no detail; logged)", reference: 500 },
-  ServiceUnavailable: { status: 503, message: 'the order book is starting or down, busy with listings, or a read did not settle: try again', reference: null },
+  ServiceUnavailable: { status: 503, message: 'the order book is starting or down, busy with listings or quotes, or a read did not settle: try again', reference: null },
 
   // What the service's listeners and access layer refuse before the order book sees the request, in its shape.
   Unauthorized: { status: 401, message: "an unknown API key, or an operator route without the operator's credential", reference: null },
