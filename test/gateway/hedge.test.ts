@@ -138,26 +138,37 @@ describe('hedged reads', function () {
         HEDGE_QUANTILE: '0.9',
         HEDGE_MIN_DELAY_MS: '50',
         HEDGE_MAX_DELAY_MS: '100',
-        RATE_LIMIT_PER_IP: '3',
+        RATE_LIMIT_PER_IP: '5',
         RATE_LIMIT_WINDOW_SECONDS: '600',
       });
     });
     after(() => service?.stop());
 
-    it("charges the hedge to the client's rate limit: two reads, one hedged, spend a limit of three", async () => {
+    it("charges the hedge to the client's rate limit; one it refuses is not sent and leaves the answer alone", async () => {
       const url = `${service.networkUrls.mainnet}/`;
       const read = (id: number) => postJson(url, { jsonrpc: '2.0', id, method: 'eth_getBalance', params: ['0x' + '55'.repeat(20), 'latest'] });
-      for (const id of [1, 2]) {
+      // The upstreams take turns, the fast one first: reads 1 and 3 go to it (1 call each), read 2 to the
+      // slow one and is hedged (2 calls): 4 of 5 spent.
+      for (const id of [1, 2, 3]) {
         const started = performance.now();
         const res = await read(id);
         assert.equal(res.status, 200, JSON.stringify(res.json));
+        assert.equal(res.headers.get('retry-after'), null);
         assert.ok(performance.now() - started < SLOW_MS / 2, `read ${id} was not held by the slow upstream`);
       }
+      // Read 4 goes to the slow one and spends the last call: its hedge is refused, so it waits.
+      const started = performance.now();
+      const fourth = await read(4);
+      assert.equal(fourth.status, 200, JSON.stringify(fourth.json));
+      assert.ok(performance.now() - started >= SLOW_MS * 0.9, 'no hedge was sent');
+      assert.equal(fourth.headers.get('retry-after'), null, 'the refused hedge says nothing on the answer');
       const m = await readMetrics(service.url);
       assert.equal(m.value('ethgate_upstream_hedges_total', { network: 'mainnet', outcome: 'won' }), 1);
-      const third = await read(3);
-      assert.equal(third.status, 429, JSON.stringify(third.json));
-      assert.equal(third.json.error.code, -32005);
+      assert.equal(m.value('ethgate_upstream_hedges_total', { network: 'mainnet', outcome: 'limited' }), 1);
+      const fifth = await read(5);
+      assert.equal(fifth.status, 429, JSON.stringify(fifth.json));
+      assert.equal(fifth.json.error.code, -32005);
+      assert.ok(fifth.headers.get('retry-after'), 'a refused read itself says when to come back');
     });
   });
 });

@@ -57,6 +57,12 @@ export class Caller implements RequestFacts {
       throw asRpcError(err);
     });
   }
+
+  /**
+   * Charges a hedged read's extra upstream call (failsafe/hedge.ts): a refusal only means the hedge is not
+   * sent, so it leaves the answer alone (no Retry-After on the read's own 200).
+   */
+  readonly hedge = (cost: number): Promise<void> | undefined => this.access.charge(this.client, cost);
 }
 
 /** An X-Request-Id a client may choose; anything else is replaced by a fresh id. */

@@ -31,20 +31,21 @@ function check(ctx: AnswerContext, value: unknown): CheckedRequest {
 
 /**
  * The answer to `body`, errors included (it never rejects). `admit` charges the caller's rate limits one
- * per call first; its refusal (429) is the answer then. A hedged read's extra upstream call is charged to it
- * too (failsafe/hedge.ts).
+ * per call first; its refusal (429) is the answer then. A hedged read's extra upstream call is charged to
+ * `hedge` (failsafe/hedge.ts; default `admit`), whose refusal only keeps the hedge from being sent.
  */
 export async function answerBody(
   ctx: AnswerContext,
   body: unknown,
   admit?: (cost: number) => Promise<void> | undefined,
+  hedge: ((cost: number) => Promise<void> | undefined) | undefined = admit,
 ): Promise<Answer> {
   try {
     const admitted = admit?.(costOf(body));
     if (admitted) await admitted;
-    if (Array.isArray(body)) return { status: 200, body: await answerBatch(ctx, body, admit) };
+    if (Array.isArray(body)) return { status: 200, body: await answerBatch(ctx, body, hedge) };
     const request = check(ctx, body);
-    const outcome = await (ctx.local?.(request) ?? ctx.relay.call(request, admit));
+    const outcome = await (ctx.local?.(request) ?? ctx.relay.call(request, hedge));
     return { status: 200, body: response(request.id, outcome) };
   } catch (err) {
     const error = asRpcError(err);
@@ -60,7 +61,7 @@ function costOf(body: unknown): number {
 async function answerBatch(
   ctx: AnswerContext,
   items: unknown[],
-  admit: ((cost: number) => Promise<void> | undefined) | undefined,
+  hedge: ((cost: number) => Promise<void> | undefined) | undefined,
 ): Promise<JsonRpcResponse[]> {
   if (items.length === 0) throw rpcErrors.invalidRequest('empty batch');
   if (items.length > ctx.maxBatchSize) throw rpcErrors.batchTooLarge(ctx.maxBatchSize);
@@ -87,7 +88,7 @@ async function answerBatch(
     }
   });
 
-  const outcomes = await ctx.relay.batch(relayed.map((r) => r.request), admit);
+  const outcomes = await ctx.relay.batch(relayed.map((r) => r.request), hedge);
   relayed.forEach(({ index, request }, i) => {
     const outcome = outcomes[i];
     answers[index] = outcome instanceof RpcError ? errorResponse(request.id, outcome) : response(request.id, outcome);

@@ -43,7 +43,7 @@ export async function handleNetworkHttp(
     if (!isJsonContentType(req.headers['content-type'])) throw rpcErrors.contentType(req.headers['content-type']);
     body = parseJson(await readBody(req, gw.config.gateway.maxBodyBytes), gw.config.maxJsonDepth);
     caller.method = methodOf(body);
-    const answer = await answerBody(httpAnswerContext(gw, networkName), body, (cost) => caller.admit(cost));
+    const answer = await answerBody(httpAnswerContext(gw, networkName), body, (cost) => caller.admit(cost), caller.hedge);
     sendJson(res, answer.status, serializeResponse(answer.body));
   } catch (err) {
     // Before the body was parsed: a wrong method, content type or body.

@@ -62,7 +62,7 @@ export async function handleRest(
     const admitted = caller.admit(1);
     if (admitted) await admitted;
     checkParams(request);
-    const outcome = await relay.call(request, (cost) => caller.admit(cost));
+    const outcome = await relay.call(request, caller.hedge);
     // The REST routes answer an upstream's error object with the status of an upstream failure.
     sendJson(res, outcome.error ? GATEWAY_ERRORS.upstreamFailed.status : 200, serializeResponse(response(request.id, outcome)));
   } catch (err) {
