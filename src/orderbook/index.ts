@@ -17,6 +17,7 @@ import { openChain, type LiveChain } from './chain/live.js';
 import { Indexer } from './chain/indexer.js';
 import { indexerStateFor } from './chain/indexer-state.js';
 import { createOrderbookApi } from './api/app.js';
+import { solvableEncoding } from './api/encoding/solvable.js';
 import { ValidationPool } from './write/validation/pool.js';
 import { LogFeed } from './live/log-feed.js';
 import { SolverViewWatch, solverViews } from './live/solver-stream.js';
@@ -67,7 +68,7 @@ export async function startOrderbook(config: Config, network: OrderbookNetwork, 
       );
     });
     validator = new ValidationPool();
-    const book = composeBook({ events, quoteStore: quoteStoreFor(events, { maxLive: config.orderbook.quoteMaxLive }), readModels, runner, chain, validator, config: config.orderbook, digests: digestsInWorker(storeOptions) });
+    const book = composeBook({ events, quoteStore: quoteStoreFor(events, { maxLive: config.orderbook.quoteMaxLive }), readModels, runner, chain, validator, config: config.orderbook, digests: digestsInWorker(storeOptions), solvableEncoding });
     await book.solvable.start();
     const indexer = new Indexer({
       rpc: chain.rpc,

@@ -62,7 +62,7 @@ async function writeFixture(dir: string): Promise<void> {
   const { ProjectionRunner } = await import('../../src/orderbook/read/runner.js');
   const { projections } = await import('../../src/orderbook/read/projections/index.js');
   const { digestReadModel } = await import('../../src/orderbook/read/digest.js');
-  const { presentOrder } = await import('../../src/orderbook/write/order-state.js');
+  const { presentOrder } = await import('../../src/orderbook/api/present-order.js');
   const { stateOf } = await import('../../src/orderbook/read/projections/orders.js');
   const { logger } = await import('../../src/shared/logger.js');
   rmSync(dir, { recursive: true, force: true });

@@ -19,6 +19,7 @@ import {
   orderEvents,
   ordersByUids,
   transactionOrders,
+  type FoundOrder,
 } from '../usecases/queries/orders.js';
 import { listTrades, listTradesV2, totalSurplus } from '../usecases/queries/trades.js';
 import { feeQuote, nativePrice } from '../usecases/queries/prices.js';
@@ -41,6 +42,7 @@ import {
   parseStreamRequest,
 } from './params.js';
 import { serviceVersion } from './version.js';
+import { presentFound } from './present-order.js';
 import { openApiDocument } from './openapi.js';
 import type { LogFeed } from '../live/log-feed.js';
 import type { SseLimits } from '../live/sse.js';
@@ -102,6 +104,7 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
   const replayOnce = replayGate(options.replayCooldownSeconds ?? 0);
   const app = new Koa();
   const router = new Router({ prefix: '/api/v1' });
+  const present = (found: FoundOrder) => presentFound(found, book.settlement);
 
   router.post('/orders', async (ctx) => {
     const uid = await placeOrder(book, await jsonBody(ctx, options));
@@ -118,7 +121,8 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
   });
 
   router.post('/orders/by_uids', async (ctx) => {
-    await sendJsonArray(ctx, await ordersByUids(book, parseOrderUids(await jsonBody(ctx, options))));
+    const entries = await ordersByUids(book, parseOrderUids(await jsonBody(ctx, options)));
+    await sendJsonArray(ctx, entries.map((entry) => ('order' in entry ? { order: present(entry.order) } : entry)));
   });
 
   router.get('/orders/:uid/status', async (ctx) => {
@@ -143,11 +147,11 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
   });
 
   router.get('/account/:owner/orders', async (ctx) => {
-    await sendJsonArray(ctx, await accountOrders(book, parseAddress(ctx.params.owner), parsePageQuery(ctx)));
+    await sendJsonArray(ctx, (await accountOrders(book, parseAddress(ctx.params.owner), parsePageQuery(ctx))).map(present));
   });
 
   router.get('/transactions/:txHash/orders', async (ctx) => {
-    await sendJsonArray(ctx, await transactionOrders(book, parseTxHash(ctx.params.txHash)));
+    await sendJsonArray(ctx, (await transactionOrders(book, parseTxHash(ctx.params.txHash))).map(present));
   });
 
   router.get('/token/:token/native_price', async (ctx) => {
@@ -179,11 +183,11 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
       query.set('cursor', encodeOrderCursor(page.next));
       ctx.set('Link', `<${ctx.path}?${query}>; rel="next"`);
     }
-    await sendJsonArray(ctx, page.orders);
+    await sendJsonArray(ctx, page.orders.map(present));
   });
 
   router.get('/orders/:uid', async (ctx) => {
-    ctx.body = await getOrder(book, ctx.params.uid);
+    ctx.body = present(await getOrder(book, ctx.params.uid));
   });
 
   router.delete('/orders/:uid', async (ctx) => {

@@ -24,7 +24,8 @@
  */
 import type { ReadModelStore } from './models/types.js';
 import type { ProjectionRunner } from './runner.js';
-import { presentOrder, type OrderState } from '../write/order-state.js';
+import type { OrderState } from '../write/order-state.js';
+import type { SolvableEncoding } from './solvable-encoding.js';
 import { ordersProjection, solvableByEvents, stateOf, type OrderDoc } from './projections/orders.js';
 import type { SpendableBalances } from '../chain/port.js';
 import { allocateFunding, type Funding, type FundableOrder } from '../domain/funding.js';
@@ -32,7 +33,6 @@ import { deflatePiece, deflatePieceNow, gzipMember, type DeflatedPiece } from '.
 import { SegmentedList, type Segment } from './segmented-list.js';
 import { IndexedHeap } from './indexed-heap.js';
 import { SetHash } from './set-hash.js';
-import { auctionOrder } from './auction-order.js';
 
 /** A body as buffers to send one after the other, and its length in bytes. */
 export interface Pieces {
@@ -205,8 +205,8 @@ export class SolvableOrders {
     private readonly store: ReadModelStore,
     private readonly runner: ProjectionRunner,
     private readonly balances: SpendableBalances | undefined,
-    /** The settlement contract (lowercase), shown on every order (presentOrder). */
-    private readonly settlement: string,
+    /** How orders are written (the API's formats). */
+    private readonly encoding: SolvableEncoding,
     limits: Partial<SolvableLimits> = {},
   ) {
     this.limits = { ...LIMITS, ...limits };
@@ -340,7 +340,7 @@ export class SolvableOrders {
   /** The order's JSON in the answer: the one written before, unless its available balance changed. */
   private written(entry: Entry, now: number, availableBalance: bigint | null): Written {
     if (entry.written?.availableBalance === availableBalance) return entry.written;
-    const json = Buffer.from(JSON.stringify(presentOrder(entry.state, now, this.settlement, availableBalance)!));
+    const json = this.encoding.order(entry.state, now, availableBalance);
     return (entry.written = { availableBalance, json });
   }
 
@@ -460,7 +460,7 @@ export class SolvableOrders {
       const order = entry.state.order!;
       tokens.add(order.sellToken).add(order.buyToken);
       // The auction form has no field that depends on the time or the balance: one per order state.
-      return (entry.auctionJson ??= Buffer.from(JSON.stringify(auctionOrder(presentOrder(entry.state, 0, this.settlement)!))));
+      return (entry.auctionJson ??= this.encoding.auctionOrder(entry.state));
     });
     return { text: Buffer.concat(separated(jsons, COMMA)), tokens: [...tokens] };
   }

@@ -11,6 +11,7 @@ import type { ReadModelStore } from '../read/models/types.js';
 import { ReadModelsBehind, type ProjectionRunner } from '../read/runner.js';
 import { DigestCache, digestsInProcess, type DigestComputation } from '../read/digest-cache.js';
 import { SolvableOrders, type Pieces } from '../read/solvable-view.js';
+import type { SolvableEncoding } from '../read/solvable-encoding.js';
 import type { OrderbookConfig } from '../../generated/config.js';
 import type { ChainContext } from '../chain/port.js';
 import type { OrderValidationContext, ValidatedOrder } from '../domain/order.js';
@@ -35,9 +36,11 @@ export interface BookParts {
   clock?: () => number;
   /** How GET /api/v1/projections computes digests: in a worker thread (index.ts); on the event loop when absent. */
   digests?: DigestComputation;
+  /** How the solvable view writes orders: the API's formats (api/encoding/solvable.ts), for the settlement contract. */
+  solvableEncoding(settlement: string): SolvableEncoding;
 }
 
-export interface Book extends Readonly<Required<Omit<BookParts, 'validator' | 'digests'>>> {
+export interface Book extends Readonly<Required<Omit<BookParts, 'validator' | 'digests' | 'solvableEncoding'>>> {
   readonly validator?: OrderValidator;
   /** The settlement contract's EIP-712 domain separator. */
   readonly domainSeparator: string;
@@ -58,7 +61,7 @@ export function composeBook(parts: BookParts): Book {
     clock: parts.clock ?? Date.now,
     domainSeparator: domainSeparator(gpv2Domain(parts.chain.chainId, parts.chain.settlement)),
     settlement,
-    solvable: new SolvableOrders(parts.readModels, parts.runner, parts.chain.balances, settlement),
+    solvable: new SolvableOrders(parts.readModels, parts.runner, parts.chain.balances, parts.solvableEncoding(settlement)),
     digests: new DigestCache(
       parts.digests ?? digestsInProcess(parts.readModels),
       parts.runner.projections.map((p) => p.name),

@@ -16,7 +16,7 @@ import { projections } from '../../../src/orderbook/read/projections/index.js';
 import { stateOf, type OrderDoc } from '../../../src/orderbook/read/projections/orders.js';
 import { digestReadModel, type Digest } from '../../../src/orderbook/read/digest.js';
 import { replayOrderbook } from '../../../src/orderbook/read/replay.js';
-import { presentOrder } from '../../../src/orderbook/write/order-state.js';
+import { presentOrder } from '../../../src/orderbook/api/present-order.js';
 import { logger } from '../../../src/shared/logger.js';
 import { repoPath } from '../../../src/shared/paths.js';
 import { standingFactsInLog } from '../../../src/orderbook/chain/indexer.js';

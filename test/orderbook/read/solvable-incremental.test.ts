@@ -17,9 +17,10 @@ import { SolvableOrders, type SolvableAnswer } from '../../../src/orderbook/read
 import { projections } from '../../../src/orderbook/read/projections/index.js';
 import { solvableByEvents, stateOf, type OrderDoc } from '../../../src/orderbook/read/projections/orders.js';
 import { orderStreamId } from '../../../src/orderbook/write/events.js';
-import { presentOrder } from '../../../src/orderbook/write/order-state.js';
+import { presentOrder } from '../../../src/orderbook/api/present-order.js';
 import { allocateFunding } from '../../../src/orderbook/domain/funding.js';
-import { auctionOrder } from '../../../src/orderbook/read/auction-order.js';
+import { auctionOrder } from '../../../src/orderbook/api/encoding/auction-order.js';
+import { solvableEncoding } from '../../../src/orderbook/api/encoding/solvable.js';
 import type { SpendableBalances } from '../../../src/orderbook/chain/port.js';
 import type { NewEvent } from '../../../src/orderbook/store/types.js';
 import type { Order } from '../../../src/generated/orderbook/order.js';
@@ -115,7 +116,7 @@ describe('solvable orders view, kept up to date change by change', () => {
         const runner = new ProjectionRunner(events, store, projections, logger);
         await runner.start();
         const amounts = new SetAmounts();
-        const view = new SolvableOrders(store, runner, amounts, SETTLEMENT, { segmentSize, rowsPerTurn: 3, ordersPerTurn: 2, bytesPerTurn: 2000 });
+        const view = new SolvableOrders(store, runner, amounts, solvableEncoding(SETTLEMENT), { segmentSize, rowsPerTurn: 3, ordersPerTurn: 2, bytesPerTurn: 2000 });
         await view.start();
         try {
           let now = START;
@@ -134,7 +135,7 @@ describe('solvable orders view, kept up to date change by change', () => {
             assert.equal(plain(answer).toString(), written.text, 'the answer built change by change is the one written from the rows');
             await verify(answer);
             // Another instance that sees the same rows builds the same bytes and ETag from scratch.
-            const fresh = new SolvableOrders(store, runner, amounts, SETTLEMENT);
+            const fresh = new SolvableOrders(store, runner, amounts, solvableEncoding(SETTLEMENT));
             await fresh.start();
             const scratch = await fresh.answer(now);
             assert.equal(plain(scratch).toString(), written.text);

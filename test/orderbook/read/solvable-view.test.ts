@@ -8,6 +8,7 @@ import { SqliteEventStore } from '../../../src/orderbook/store/sqlite.js';
 import { MemoryReadModelStore } from '../../../src/orderbook/read/models/memory.js';
 import { ProjectionRunner } from '../../../src/orderbook/read/runner.js';
 import { SolvableOrders, type SolvableAnswer } from '../../../src/orderbook/read/solvable-view.js';
+import { solvableEncoding } from '../../../src/orderbook/api/encoding/solvable.js';
 import { projections } from '../../../src/orderbook/read/projections/index.js';
 import { orderStreamId } from '../../../src/orderbook/write/events.js';
 import type { Query, Row } from '../../../src/orderbook/read/models/types.js';
@@ -56,7 +57,7 @@ describe('solvable orders view', () => {
   };
 
   it('answers again after a refresh that failed, with the orders it had not read yet', async () => {
-    const view = new SolvableOrders(store, runner, undefined, '0x9008d19f58aabd9ed0d60971565aa8510560ab41');
+    const view = new SolvableOrders(store, runner, undefined, solvableEncoding('0x9008d19f58aabd9ed0d60971565aa8510560ab41'));
     await view.start();
     const first = await create(2);
     assert.deepEqual(uids(text(await view.answer(1_800_000_000))), [first]);

@@ -14,7 +14,8 @@ import {
   type ChainEventRef,
   type OrderEvent,
 } from '../../../src/orderbook/write/events.js';
-import { evolve, foldOrderEvents, initialState, isInvalidated, presentOrder, status, type OrderState } from '../../../src/orderbook/write/order-state.js';
+import { evolve, foldOrderEvents, initialState, isInvalidated, status, type OrderState } from '../../../src/orderbook/write/order-state.js';
+import { presentOrder } from '../../../src/orderbook/api/present-order.js';
 import type { CreateOrder, OrderFacts } from '../../../src/orderbook/write/create-order.js';
 import { appDataDecider } from '../../../src/orderbook/write/register-app-data.js';
 import { appDataRegistered } from '../../../src/orderbook/write/book-events.js';

@@ -1,9 +1,9 @@
 /**
  * The order queries: one order, the listing (GET /api/v1/orders, a page along an index), by UIDs, an
  * owner's, a settlement transaction's, an order's competition status and its events. Orders are read from
- * the orders read model and shown with their funding (the solvable view's), as today's API shows them.
+ * the orders read model and answered as values with their funding (the solvable view's): the API presents
+ * them (api/present-order.ts).
  */
-import type { Order } from '../../../generated/orderbook/order.js';
 import type { Trade } from '../../../generated/orderbook/trade.js';
 import type { CompetitionOrderStatus } from '../../../generated/orderbook/competition-order-status.js';
 import type { Condition, Query } from '../../read/models/types.js';
@@ -13,7 +13,7 @@ import type { Funding } from '../../domain/funding.js';
 import { orderbookErrors } from '../../domain/errors.js';
 import { parseOrderUid } from '../../domain/order.js';
 import { stateOf, type OrderDoc } from '../../read/projections/orders.js';
-import { presentOrder, status as orderStatus } from '../../write/order-state.js';
+import { status as orderStatus, type OrderState } from '../../write/order-state.js';
 import { orderStreamId } from '../../write/events.js';
 import { nowOf, type Book } from '../book.js';
 import { nextTurn } from '../../../shared/next-turn.js';
@@ -33,9 +33,19 @@ export interface OrdersFilter {
   after?: OrderCursor;
 }
 
+/**
+ * An order as the queries answer it: its state folded from its events, the time it was read at (its status
+ * depends on it), and its funding when it is open and valid (amounts as bigint).
+ */
+export interface FoundOrder {
+  state: OrderState;
+  now: number;
+  funding: Funding | undefined;
+}
+
 /** A page of GET /api/v1/orders and, when there may be more, where the next one starts. */
 export interface OrdersPage {
-  orders: Order[];
+  orders: FoundOrder[];
   next: OrderCursor | null;
 }
 
@@ -45,26 +55,26 @@ export interface PageFilter {
 }
 
 /** One entry of POST /api/v1/orders/by_uids. */
-export type OrderOrError = { order: Order } | { error: { uid: string; description: string } };
+export type OrderOrError = { order: FoundOrder } | { error: { uid: string; description: string } };
 
-type Reader = Pick<Book, 'readModels' | 'solvable' | 'settlement' | 'clock'>;
+type Reader = Pick<Book, 'readModels' | 'solvable' | 'clock'>;
 
-/** The order of a read model row at `now` with its funding, as today's API shows it. */
-function present(book: Pick<Book, 'settlement'>, row: { doc: OrderDoc }, now: number, funding: Funding | undefined): Order | null {
-  return presentOrder(stateOf(row.doc), now, book.settlement, funding?.availableBalance ?? null);
+/** The order of a read model row (of a known order) at `now` with its funding. */
+function found(row: { doc: OrderDoc }, now: number, funding: Funding | undefined): FoundOrder {
+  return { state: stateOf(row.doc), now, funding };
 }
 
-/** The order of a read model row at `now`, presented. */
-async function view(book: Reader, row: { key: string; doc: OrderDoc }, now: number): Promise<Order | null> {
-  return present(book, row, now, await book.solvable.fundingOf(row.key, now));
+/** The order of a read model row (of a known order) at `now`, with its funding now. */
+async function view(book: Reader, row: { key: string; doc: OrderDoc }, now: number): Promise<FoundOrder> {
+  return found(row, now, await book.solvable.fundingOf(row.key, now));
 }
 
 /** GET /api/v1/orders/{UID}. */
-export async function getOrder(book: Reader, uidParam: string): Promise<Order> {
+export async function getOrder(book: Reader, uidParam: string): Promise<FoundOrder> {
   const uid = parseOrderUid(uidParam);
   const row = await book.readModels.get<OrderDoc>('orders', uid);
   if (!row?.doc.order) throw orderbookErrors.orderNotFound();
-  return (await view(book, row, nowOf(book)))!;
+  return view(book, row, nowOf(book));
 }
 
 /** Rows of GET /api/v1/orders read and shown in one turn of the event loop (a page takes several). */
@@ -79,7 +89,7 @@ export const ORDER_ROWS_PER_TURN = 100;
  */
 export async function listOrders(book: Reader, filter: OrdersFilter): Promise<OrdersPage> {
   const now = nowOf(book);
-  const orders: Order[] = [];
+  const orders: FoundOrder[] = [];
   let read = 0;
   let after = filter.after;
   while (read < filter.limit) {
@@ -89,7 +99,7 @@ export async function listOrders(book: Reader, filter: OrdersFilter): Promise<Or
     for (const row of rows) {
       const funding = await book.solvable.fundingOf(row.key, now);
       if (funding && !funding.funded && !filter.includeInsufficientBalance) continue;
-      orders.push(present(book, row, now, funding)!);
+      orders.push(found(row, now, funding));
     }
     read += rows.length;
     const last = rows.at(-1);
@@ -108,7 +118,7 @@ export async function ordersByUids(book: Reader, uids: string[]): Promise<OrderO
   for (const uid of new Set(uids.map((u) => u.toLowerCase()))) {
     const row = await book.readModels.get<OrderDoc>('orders', uid);
     if (!row?.doc.order) continue;
-    out.push({ order: (await view(book, row, now))! });
+    out.push({ order: await view(book, row, now) });
   }
   return out;
 }
@@ -139,7 +149,7 @@ export async function competitionStatus(book: Reader, uidParam: string): Promise
 }
 
 /** GET /api/v1/account/{owner}/orders: every order of the owner, newest first, a page at a time. */
-export async function accountOrders(book: Reader, owner: string, page: PageFilter): Promise<Order[]> {
+export async function accountOrders(book: Reader, owner: string, page: PageFilter): Promise<FoundOrder[]> {
   const rows = await book.readModels.find<OrderDoc>('orders', {
     where: [
       { column: 'known', op: '=', value: true },
@@ -150,13 +160,13 @@ export async function accountOrders(book: Reader, owner: string, page: PageFilte
     offset: page.offset,
   });
   const now = nowOf(book);
-  const orders: Order[] = [];
-  for (const row of rows) orders.push((await view(book, row, now))!);
+  const orders: FoundOrder[] = [];
+  for (const row of rows) orders.push(await view(book, row, now));
   return orders;
 }
 
 /** GET /api/v1/transactions/{txHash}/orders: the orders the settlement transaction traded, in trade order. */
-export async function transactionOrders(book: Reader, txHash: string): Promise<Order[]> {
+export async function transactionOrders(book: Reader, txHash: string): Promise<FoundOrder[]> {
   const trades = await book.readModels.find<Trade>('trades', {
     where: [{ column: 'tx_hash', op: '=', value: txHash }],
     orderBy: [{ column: 'log_index' }],

@@ -1,10 +1,10 @@
 /**
  * A solvable order as GET /api/v1/auction forwards it (the reference's AuctionOrder), made from the order
- * as the API presents it: kept apart from the order book so that the solvable orders view encodes each
- * order's auction form once, beside its solvable_orders form, and the auction is joined from those.
+ * as the API presents it. The solvable view's encoding (solvable.ts) writes each order's auction form once
+ * per order state, beside its solvable_orders form, and the auction is joined from those.
  */
-import type { Order } from '../../generated/orderbook/order.js';
-import type { AuctionOrder } from '../../generated/orderbook/auction-order.js';
+import type { Order } from '../../../generated/orderbook/order.js';
+import type { AuctionOrder } from '../../../generated/orderbook/auction-order.js';
 
 export function auctionOrder(order: Order): AuctionOrder {
   return {
