@@ -43,6 +43,7 @@ import {
 } from './params.js';
 import { serviceVersion } from './version.js';
 import { presentFound } from './present-order.js';
+import { auctionBody } from './encoding/auction.js';
 import { openApiDocument } from './openapi.js';
 import type { LogFeed } from '../live/log-feed.js';
 import type { SseLimits } from '../live/sse.js';
@@ -168,8 +169,9 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
   });
 
   router.get('/auction', async (ctx) => {
-    const { etag, body } = await auction(book);
-    if (notModified(ctx, etag)) return;
+    const found = await auction(book);
+    if (notModified(ctx, found.etag)) return;
+    const body = auctionBody(found);
     ctx.body = piecesStream(body.buffers);
     ctx.type = 'application/json';
     ctx.length = body.length;
@@ -205,7 +207,7 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
     if (notModified(ctx, answer.etag)) return;
     // Many solvers poll the same large answer: it is compressed once, when built, and sent in its pieces.
     const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
-    const { buffers, length } = gzip ? await answer.gzipped() : answer.body;
+    const { buffers, length } = gzip ? await answer.compressed() : answer.body;
     if (gzip) ctx.set('Content-Encoding', 'gzip');
     ctx.body = piecesStream(buffers);
     ctx.type = 'application/json';

@@ -9,8 +9,8 @@
  * event loop (the gateway shares it) for the time of re-encoding 100 MB.
  * - The open orders are kept oldest first (the answer's order) in segments of at most a few hundred
  *   (segmented-list.ts); each segment keeps its text (its funded orders' JSON joined) and its compressed
- *   form (gzip-pieces.ts), encoded again only when one of its orders changed. The answer is sent segment
- *   after segment, never joined; its gzip member states the CRC combined from the segments'.
+ *   form, encoded again only when one of its orders changed. The answer is sent segment after segment,
+ *   never joined; its compressed form is made from the segments' (api/encoding/gzip-pieces.ts).
  * - Each order keeps its JSON for the available balance it was written with, written again only when its
  *   state (a new entry) or that balance changed (an open, valid order's status is always "open": time alone
  *   changes nothing of it).
@@ -18,38 +18,32 @@
  *   amount, so it is allocated per pair, again only for the pairs whose orders changed, whose amount
  *   changed (looked up per pair when the balances' version moved) or one of whose orders expired.
  * - Expiry: the open orders are in a heap by validTo, so the next to expire is known without a scan.
- * - The ETag is a hash of the set of the funded orders' JSON (set-hash.ts), kept up to date order by order:
- *   the same answer has the same ETag on every instance, whatever the history that made it.
+ * - The ETag is a hash of the set of the funded orders' JSON (api/encoding/set-hash.ts), kept up to date
+ *   order by order: the same answer has the same ETag on every instance, whatever the history that made it.
  * GET /api/v1/auction takes the same segments, with each order's auction form encoded once per order state.
+ * The view keeps what was encoded; the formats (JSON, compression, the ETag's hash) are the API's, given to
+ * it as a SolvableEncoding (solvable-encoding.ts).
  */
 import type { ReadModelStore } from './models/types.js';
 import type { ProjectionRunner } from './runner.js';
 import type { OrderState } from '../write/order-state.js';
-import type { SolvableEncoding } from './solvable-encoding.js';
+import type { OrderSetHash, Pieces, SolvableEncoding } from './solvable-encoding.js';
 import { ordersProjection, solvableByEvents, stateOf, type OrderDoc } from './projections/orders.js';
 import type { SpendableBalances } from '../chain/port.js';
 import { allocateFunding, type Funding, type FundableOrder } from '../domain/funding.js';
-import { deflatePiece, deflatePieceNow, gzipMember, type DeflatedPiece } from './gzip-pieces.js';
 import { SegmentedList, type Segment } from './segmented-list.js';
 import { IndexedHeap } from './indexed-heap.js';
-import { SetHash } from './set-hash.js';
-
-/** A body as buffers to send one after the other, and its length in bytes. */
-export interface Pieces {
-  buffers: Buffer[];
-  length: number;
-}
 
 export interface SolvableAnswer {
   /** The JSON array of the orders. */
   body: Pieces;
   etag: string;
   /**
-   * The body gzipped (made once, at the first call). The changed segments' compression starts when the
-   * answer is built, off the event loop, so that the first gzip request after a change waits for those
-   * segments only.
+   * The body compressed (the encoding's compressedArray: gzip), made once, at the first call. The changed
+   * segments' compression starts when the answer is built, off the event loop, so that the first request
+   * for it after a change waits for those segments only.
    */
-  gzipped(): Promise<Pieces>;
+  compressed(): Promise<Pieces>;
   /**
    * The same orders as GET /api/v1/auction has them (a JSON array of AuctionOrder, made once, at the first
    * call), and the tokens they sell or buy, in the order they first appear.
@@ -111,7 +105,7 @@ interface Encoded {
   shown: Entry[];
   text: Buffer;
   /** The text compressed, started when the segment is encoded. */
-  piece: Promise<DeflatedPiece>;
+  piece: Promise<unknown>;
   /** The orders' auction forms joined, and their tokens: made when first asked. */
   auction?: { text: Buffer; tokens: string[] };
 }
@@ -151,29 +145,6 @@ function fundable(state: OrderState): FundableOrder {
   };
 }
 
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
-
-/** '[', ',' and ']' as pieces, compressed once, when first needed. */
-let punctuation: { open: DeflatedPiece; comma: DeflatedPiece; close: DeflatedPiece } | undefined;
-const punctuationPieces = () => (punctuation ??= { open: deflatePieceNow(OPEN), comma: deflatePieceNow(COMMA), close: deflatePieceNow(CLOSE) });
-
-/** The items with a comma between each two. */
-function separated<T>(items: readonly T[], comma: T): T[] {
-  const parts: T[] = [];
-  for (const item of items) {
-    if (parts.length > 0) parts.push(comma);
-    parts.push(item);
-  }
-  return parts;
-}
-
-/** A JSON array of items written apart: its opening, its items separated by its comma, its closing. */
-const asArray = <T>(items: readonly T[], open: T, comma: T, close: T): T[] => [open, ...separated(items, comma), close];
-
-const asPieces = (buffers: Buffer[]): Pieces => ({ buffers, length: buffers.reduce((sum, buffer) => sum + buffer.length, 0) });
-
 const pairKey = (order: { owner: string; sellToken: string }) => `${order.owner}:${order.sellToken}`;
 
 export class SolvableOrders {
@@ -187,7 +158,7 @@ export class SolvableOrders {
   /** The pairs whose orders changed since the last answer was built. */
   private readonly changedPairs = new Set<Pair>();
   /** The funded orders' JSON in the answer, as a set: the ETag. */
-  private readonly shown = new SetHash();
+  private readonly shown: OrderSetHash;
   /** The balances' version the shown funding was allocated at. */
   private balancesSeen = -1;
   /** Highest row position taken in. */
@@ -210,6 +181,7 @@ export class SolvableOrders {
     limits: Partial<SolvableLimits> = {},
   ) {
     this.limits = { ...LIMITS, ...limits };
+    this.shown = encoding.orderSet();
     this.ordered = new SegmentedList<Entry, Encoded>(oldestFirst, this.limits.segmentSize);
   }
 
@@ -412,13 +384,13 @@ export class SolvableOrders {
       const encoded = (segment.encoded ??= this.encode(segment.items));
       if (encoded.text.length > 0) kept.push(encoded);
     }
-    const etag = `"${this.shown.digest().toString('base64url').slice(0, 27)}"`;
-    let gzipped: Promise<Pieces> | undefined;
+    const etag = this.shown.etag();
+    let compressed: Promise<Pieces> | undefined;
     let auction: { orders: Pieces; tokens: string[] } | undefined;
     this.built = {
-      body: asPieces(asArray(kept.map((encoded) => encoded.text), OPEN, COMMA, CLOSE)),
+      body: this.encoding.array(kept.map((encoded) => encoded.text)),
       etag,
-      gzipped: () => (gzipped ??= this.gzipped(kept)),
+      compressed: () => (compressed ??= this.compressed(kept)),
       auctionOrders: () => (auction ??= this.auctionOrders(kept)),
       cursor,
       balancesVersion,
@@ -429,18 +401,17 @@ export class SolvableOrders {
   /** A segment's encoding: its funded orders' JSON joined, compressed off the event loop. */
   private encode(items: readonly Entry[]): Encoded {
     const shown = items.filter((entry) => entry.shown);
-    const text = Buffer.concat(separated(shown.map((entry) => entry.shown!.json), COMMA));
-    const piece = deflatePiece(text);
-    // A client may never ask for the gzipped answer: a failed compression is then nobody's to hear.
+    const text = this.encoding.join(shown.map((entry) => entry.shown!.json));
+    const piece = this.encoding.compress(text);
+    // A client may never ask for the compressed answer: a failed compression is then nobody's to hear.
     piece.catch(() => undefined);
     return { shown, text, piece };
   }
 
-  /** The answer gzipped, once the segments' pieces are compressed. */
-  private async gzipped(segments: readonly Encoded[]): Promise<Pieces> {
-    const { open, comma, close } = punctuationPieces();
+  /** The answer compressed, once the segments' pieces are. */
+  private async compressed(segments: readonly Encoded[]): Promise<Pieces> {
     const pieces = await Promise.all(segments.map((segment) => segment.piece));
-    return gzipMember(asArray(pieces, open, comma, close));
+    return this.encoding.compressedArray(pieces);
   }
 
   /** The answer's orders in their auction form, from each segment's (made once per segment encoding). */
@@ -451,7 +422,7 @@ export class SolvableOrders {
       for (const token of segment.auction.tokens) tokens.add(token);
       return segment.auction.text;
     });
-    return { orders: asPieces(asArray(texts, OPEN, COMMA, CLOSE)), tokens: [...tokens] };
+    return { orders: this.encoding.array(texts), tokens: [...tokens] };
   }
 
   private auctionSegment(shown: readonly Entry[]): { text: Buffer; tokens: string[] } {
@@ -462,6 +433,6 @@ export class SolvableOrders {
       // The auction form has no field that depends on the time or the balance: one per order state.
       return (entry.auctionJson ??= this.encoding.auctionOrder(entry.state));
     });
-    return { text: Buffer.concat(separated(jsons, COMMA)), tokens: [...tokens] };
+    return { text: this.encoding.join(jsons), tokens: [...tokens] };
   }
 }

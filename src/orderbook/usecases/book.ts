@@ -10,8 +10,9 @@ import type { QuoteStore } from '../store/quote-store.js';
 import type { ReadModelStore } from '../read/models/types.js';
 import { ReadModelsBehind, type ProjectionRunner } from '../read/runner.js';
 import { DigestCache, digestsInProcess, type DigestComputation } from '../read/digest-cache.js';
-import { SolvableOrders, type Pieces } from '../read/solvable-view.js';
+import { SolvableOrders } from '../read/solvable-view.js';
 import type { SolvableEncoding } from '../read/solvable-encoding.js';
+import type { AuctionFound } from './queries/auction.js';
 import type { OrderbookConfig } from '../../generated/config.js';
 import type { ChainContext } from '../chain/port.js';
 import type { OrderValidationContext, ValidatedOrder } from '../domain/order.js';
@@ -51,7 +52,7 @@ export interface Book extends Readonly<Required<Omit<BookParts, 'validator' | 'd
   /** The read models' digests, kept while they do not move. */
   readonly digests: DigestCache;
   /** The newest GET /api/v1/auction answer, by the ETag it was built for. */
-  readonly auctionCache: { last?: { etag: string; body: Pieces } };
+  readonly auctionCache: { last?: AuctionFound };
 }
 
 export function composeBook(parts: BookParts): Book {

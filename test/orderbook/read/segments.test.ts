@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { SegmentedList, type Segment } from '../../../src/orderbook/read/segmented-list.js';
 import { IndexedHeap } from '../../../src/orderbook/read/indexed-heap.js';
-import { SetHash } from '../../../src/orderbook/read/set-hash.js';
+import { SetHash } from '../../../src/orderbook/api/encoding/set-hash.js';
 
 interface Item {
   key: number;

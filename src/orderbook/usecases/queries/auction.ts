@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Auction } from '../../../generated/orderbook/auction.js';
-import type { Pieces, SolvableAnswer } from '../../read/solvable-view.js';
+import type { SolvableAnswer } from '../../read/solvable-view.js';
+import type { Pieces } from '../../read/solvable-encoding.js';
 import { tokenPrice } from './prices.js';
 import { nowOf, type Book } from '../book.js';
 
@@ -20,13 +21,26 @@ export async function auctionTag(book: Pick<Book, 'solvable' | 'clock'>): Promis
 }
 
 /**
+ * The auction GET /api/v1/auction answers, for the solvable set tagged `etag`: its id, the newest block seen,
+ * the orders as the solvable view encoded them (a JSON array of their auction forms) and the native prices
+ * of their tokens (×1e18). The API writes the Auction object around the orders (api/encoding/auction.ts).
+ */
+export interface AuctionFound {
+  etag: string;
+  id: Auction['id'];
+  block: Auction['block'];
+  orders: Pieces;
+  prices: Auction['prices'];
+}
+
+/**
  * GET /api/v1/auction: the solvable orders (as solvable_orders has them), the newest block seen, and the
  * native prices of their tokens (×1e18). The id is derived from the solvable set's ETag: it changes when
  * the set does and is the same on every instance that sees the same set. The orders come encoded from the
  * solvable view (each order's auction form made once per order state), so building the auction again after
  * a change costs its prices, not the book.
  */
-export async function auction(book: Pick<Book, 'solvable' | 'clock' | 'chain' | 'auctionCache'>): Promise<{ etag: string; body: Pieces }> {
+export async function auction(book: Pick<Book, 'solvable' | 'clock' | 'chain' | 'auctionCache'>): Promise<AuctionFound> {
   const answer = await solvableOrders(book);
   const cache = book.auctionCache;
   if (cache.last?.etag === answer.etag) return cache.last;
@@ -38,9 +52,6 @@ export async function auction(book: Pick<Book, 'solvable' | 'clock' | 'chain' | 
   }
   const id: Auction['id'] = Number.parseInt(createHash('sha256').update(answer.etag).digest('hex').slice(0, 12), 16);
   const block: Auction['block'] = book.chain.headBlock?.() ?? 0;
-  // The Auction object's JSON (id, block, orders, prices), with the orders' array as the view encoded it.
-  const head = Buffer.from(`{"id":${JSON.stringify(id)},"block":${JSON.stringify(block)},"orders":`);
-  const tail = Buffer.from(`,"prices":${JSON.stringify(prices)}}`);
-  cache.last = { etag: answer.etag, body: { buffers: [head, ...orders.buffers, tail], length: head.length + orders.length + tail.length } };
+  cache.last = { etag: answer.etag, id, block, orders, prices };
   return cache.last;
 }

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { crc32, gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { deflatePiece, deflatePieceNow, gzipMember } from '../../../src/orderbook/read/gzip-pieces.js';
-import { crc32Combine } from '../../../src/orderbook/read/crc32-combine.js';
+import { deflatePiece, deflatePieceNow, gzipMember } from '../../../src/orderbook/api/encoding/gzip-pieces.js';
+import { crc32Combine } from '../../../src/orderbook/api/encoding/crc32-combine.js';
 
 const piece = fc.oneof(
   fc.uint8Array({ maxLength: 2000 }).map((bytes) => Buffer.from(bytes)),
