@@ -23,7 +23,7 @@ import { LogFeed } from './live/log-feed.js';
 import { SolverViewWatch, solverViews } from './live/solver-stream.js';
 import { ReplayVerifier } from './live/verify-replay.js';
 import { startNatsFanOut } from './live/nats.js';
-import { StreamAdmission } from './live/admission.js';
+import { StreamAdmission } from './api/stream-admission.js';
 import { Readiness } from './live/readiness.js';
 import { performance } from 'node:perf_hooks';
 

@@ -5,12 +5,10 @@
  * writer waits for it to read, holding one buffer of frames meanwhile); once live, a client that falls behind
  * by the bound is cut off, and in either a client that reads nothing for the stall bound is (sse.ts).
  */
-import type { Context } from 'koa';
 import type { StoredEvent } from '../store/types.js';
 import type { LogFeed } from './log-feed.js';
-import { SseResponse, sseFrame, type SseLimits } from './sse.js';
+import { sseFrame, type SseLimits, type SseResponse } from './sse.js';
 import { logger } from '../../shared/logger.js';
-import type { StreamAdmission } from './admission.js';
 import { Turns } from './turns.js';
 
 const log = logger.child({ component: 'event-stream' });
@@ -62,8 +60,8 @@ const FIRST_PAGE = 64;
 const catchUpTurns = new Turns(2);
 
 /**
- * Streams the events `request` asks for (the API parsed it: api/params.ts parseStreamRequest), once
- * `admission` gave the client a place (else the 429 is thrown before anything is written).
+ * Streams the events `request` asks for (the API parsed it: api/params.ts parseStreamRequest) to `sse`, the
+ * response the API opened once the client was given a place (api/streams.ts).
  *
  * Catch-up holds bytes, not parsed pages: each page read from the store is turned into one buffer of
  * frames at once (the parsed events are then garbage), written, and the next page is read only once the
@@ -72,18 +70,7 @@ const catchUpTurns = new Turns(2);
  * bytes per event read so far), so a client that stops reading holds about that much, until the stall
  * bound cuts it off (sse.ts).
  */
-export async function serveEventStream(
-  ctx: Context,
-  request: StreamRequest,
-  feed: LogFeed,
-  limits: SseLimits,
-  admission: StreamAdmission,
-): Promise<void> {
-  const release = admission.admit(ctx);
-  // The response is written here, not by koa (and is not a 404 for the error middleware).
-  ctx.status = 200;
-  ctx.respond = false;
-  const sse = new SseResponse(ctx.res, limits);
+export async function streamEvents(sse: SseResponse, request: StreamRequest, feed: LogFeed, limits: SseLimits): Promise<void> {
   let sent = request.after ?? feed.position;
 
   // Writes the events after `sent` that pass the filter; false once the client is gone or cut off.
@@ -95,10 +82,7 @@ export async function serveEventStream(
       if (!sse.write(frameOf(event), event.position)) return feed.leave(live);
     }
   };
-  sse.onClose(() => {
-    feed.leave(live);
-    release();
-  });
+  sse.onClose(() => feed.leave(live));
 
   let eventsRead = 0;
   let bytesMade = 0;

@@ -7,13 +7,11 @@
  * someone listens the ids are recomputed when a read model advances and on a short tick; the answers
  * behind them are cached until they change, so a check that finds nothing new is cheap.
  */
-import type { Context } from 'koa';
 import type { Book } from '../usecases/book.js';
 import { auctionTag, solvableOrders } from '../usecases/queries/auction.js';
 import type { ProjectionRunner } from '../read/runner.js';
 import { logger } from '../../shared/logger.js';
-import { SseResponse, sseFrame, type SseLimits } from './sse.js';
-import type { StreamAdmission } from './admission.js';
+import { sseFrame, type SseResponse } from './sse.js';
 
 export interface SolverView {
   /** The SSE event name and the `view` field of its data. */
@@ -107,23 +105,15 @@ export class SolverViewWatch {
   }
 }
 
-/** The stream, once `admission` gave the client a place (else the 429 is thrown before anything is written). */
-export async function serveSolverStream(ctx: Context, watch: SolverViewWatch, limits: SseLimits, admission: StreamAdmission): Promise<void> {
-  const release = admission.admit(ctx);
-  // The response is written here, not by koa (and is not a 404 for the error middleware).
-  ctx.status = 200;
-  ctx.respond = false;
-  const sse = new SseResponse(ctx.res, limits);
+/** The views' ids to `sse`, the response the API opened once the client was given a place (api/streams.ts). */
+export async function streamSolverViews(sse: SseResponse, watch: SolverViewWatch): Promise<void> {
   const write = (view: string, id: string) => sse.write(sseFrame({ event: view, data: JSON.stringify({ view, id }) }));
   // Changes before the current ids are written are in them; after, each is written as it comes.
   let ready = false;
   const listener: Listener = (view, id) => {
     if (ready && !write(view, id)) watch.unsubscribe(listener);
   };
-  sse.onClose(() => {
-    watch.unsubscribe(listener);
-    release();
-  });
+  sse.onClose(() => watch.unsubscribe(listener));
   await watch.subscribe(listener);
   if (!sse.isOpen) return watch.unsubscribe(listener);
   ready = true;
