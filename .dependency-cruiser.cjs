@@ -4,6 +4,8 @@
 // between the parts in the directions named below, so each part (docs/architecture.md) reads on its own.
 // Files directly in src/ would escape the folder rule (a folder holds everything under it, src/ holds all):
 // check-imports.ts counts each of them as a node of its own. bench/ and test/ may import anything.
+// The order book's api/ is its edge (routes, presenters, encodings): nothing else in the order book imports
+// it, and koa stays there.
 const PARTS = 'gateway|orderbook|http|devchain|explorer|contracts|shared';
 
 module.exports = {
@@ -43,6 +45,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/http/' },
       to: { path: '^src/(gateway|orderbook)/' },
+    },
+    {
+      name: 'orderbook-api-at-the-edge',
+      comment:
+        "The order book's HTTP API (api/: routes, presenters, encodings) is its edge: the folders under it (read, write, usecases, live, domain, store, chain) never import it; a format they need is declared where it is used and given by the API (read/solvable-encoding.ts).",
+      severity: 'error',
+      from: { path: '^src/orderbook/[^/]+/', pathNot: '^src/orderbook/api/' },
+      to: { path: '^src/orderbook/api/' },
+    },
+    {
+      name: 'koa-only-at-the-edge',
+      comment: "koa is the order book API's framework: only src/orderbook/api/ (and the listeners and the process, src/http/ and src/wiring/) import it.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(orderbook/api|http|wiring)/' },
+      // The resolved file (node_modules/koa/...), or the bare name where node_modules is absent (a scratch copy).
+      to: { path: '(^|node_modules/)(@types/)?(koa|koa-[^/]+|koa__[^/]+|@koa/[^/]+)($|/)' },
     },
   ],
   options: {

@@ -1,7 +1,7 @@
 /**
  * The import check (`npm run check:imports`, in `npm test`) can fail: run on a scratch copy of src/ with
  * one import added, it exits 1 and names the broken rule; on the real tree, and on an unchanged copy, it
- * passes. The added imports are the kinds the old check on dist/ missed: a type-only import (erased from
+ * passes. The copy has no node_modules: a package (koa) is named by its bare name there. The added imports are the kinds the old check on dist/ missed: a type-only import (erased from
  * the compiled JavaScript) and a file directly in src/ (no folder edges in dependency-cruiser's folder view).
  */
 import assert from 'node:assert/strict';
@@ -67,6 +67,16 @@ const BREAKS: { rule: string; what: string; change: (dir: string) => void }[] = 
     rule: 'http-knows-no-part',
     what: 'http/ importing the order book',
     change: (dir) => appendFileSync(join(dir, 'src/http/json-depth.ts'), "\nimport type { OrderbookConfig } from '../generated/config.js';\nimport { CANONICAL_SETTLEMENT } from '../orderbook/chain/settlement.js';\nexport const s: OrderbookConfig | string = CANONICAL_SETTLEMENT;\n"),
+  },
+  {
+    rule: 'orderbook-api-at-the-edge',
+    what: 'the solvable view taking the wire presenter from api/ (type-only)',
+    change: (dir) => appendFileSync(join(dir, 'src/orderbook/read/solvable-view.ts'), "\nexport type { presentOrder } from '../api/present-order.js';\n"),
+  },
+  {
+    rule: 'koa-only-at-the-edge',
+    what: "a live stream taking koa's Context (type-only)",
+    change: (dir) => appendFileSync(join(dir, 'src/orderbook/live/event-stream.ts'), "\nexport type { Context } from 'koa';\n"),
   },
 ];
 
