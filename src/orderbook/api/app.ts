@@ -159,7 +159,7 @@ export function createOrderbookApi(book: Book, options: ApiOptions): Koa {
   });
 
   router.get('/users/:address/total_surplus', async (ctx) => {
-    ctx.body = await totalSurplus(book, parseAddress(ctx.params.address));
+    ctx.body = { totalSurplus: (await totalSurplus(book, parseAddress(ctx.params.address))).toString() };
   });
 
   router.get('/version', (ctx) => {

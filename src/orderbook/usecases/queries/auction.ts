@@ -23,14 +23,15 @@ export async function auctionTag(book: Pick<Book, 'solvable' | 'clock'>): Promis
 /**
  * The auction GET /api/v1/auction answers, for the solvable set tagged `etag`: its id, the newest block seen,
  * the orders as the solvable view encoded them (a JSON array of their auction forms) and the native prices
- * of their tokens (×1e18). The API writes the Auction object around the orders (api/encoding/auction.ts).
+ * of their tokens (×1e18), by token in the order the tokens first appear. The API writes the Auction object
+ * around the orders (api/encoding/auction.ts).
  */
 export interface AuctionFound {
   etag: string;
   id: Auction['id'];
   block: Auction['block'];
   orders: Pieces;
-  prices: Auction['prices'];
+  prices: Map<string, bigint>;
 }
 
 /**
@@ -45,10 +46,10 @@ export async function auction(book: Pick<Book, 'solvable' | 'clock' | 'chain' | 
   const cache = book.auctionCache;
   if (cache.last?.etag === answer.etag) return cache.last;
   const { orders, tokens } = answer.auctionOrders();
-  const prices: Auction['prices'] = {};
+  const prices = new Map<string, bigint>();
   for (const token of tokens) {
     const priced = await tokenPrice(book, token).catch(() => null);
-    if (priced) prices[token] = ((priced.price.numerator * 10n ** 18n) / priced.price.denominator).toString();
+    if (priced) prices.set(token, (priced.price.numerator * 10n ** 18n) / priced.price.denominator);
   }
   const id: Auction['id'] = Number.parseInt(createHash('sha256').update(answer.etag).digest('hex').slice(0, 12), 16);
   const block: Auction['block'] = book.chain.headBlock?.() ?? 0;

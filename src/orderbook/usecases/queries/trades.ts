@@ -37,7 +37,7 @@ export async function listTradesV2(book: Pick<Book, 'readModels'>, filter: Trade
  * prices; trades of tokens nothing prices count 0. Over the owner's newest TOTAL_SURPLUS_MAX_TRADES trades
  * at most, so that one request reads a bounded number of documents however many trades the owner made.
  */
-export async function totalSurplus(book: Pick<Book, 'readModels' | 'chain'>, owner: string): Promise<{ totalSurplus: string }> {
+export async function totalSurplus(book: Pick<Book, 'readModels' | 'chain'>, owner: string): Promise<bigint> {
   const trades = await book.readModels.find<Trade>('trades', tradesQuery({ owner, offset: 0, limit: TOTAL_SURPLUS_MAX_TRADES }, 'newest'));
   const prices = new Map<string, TokenPrice | null>();
   const priceOf = async (token: string) => {
@@ -61,7 +61,7 @@ export async function totalSurplus(book: Pick<Book, 'readModels' | 'chain'>, own
     const price = await priceOf(token);
     if (surplus > 0n && price) total += (surplus * price.numerator) / price.denominator;
   }
-  return { totalSurplus: total.toString() };
+  return total;
 }
 
 /**
