@@ -55,7 +55,7 @@ import { encodeOrderCursor } from '../read/order-cursor.js';
 import { piecesStream, sendJsonArray } from './json-pieces.js';
 import { routeGates, type RouteGateLimits } from './route-gates.js';
 
-/** What the streaming endpoints and the replay check need (live/). */
+/** What the streaming endpoints (live/, admitted by stream-admission.ts) and the replay check need. */
 export interface LiveParts {
   feed: LogFeed;
   solverViews: SolverViewWatch;

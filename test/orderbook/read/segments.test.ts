@@ -1,7 +1,7 @@
 /**
- * The parts the solvable orders answer is kept in (src/orderbook/read/): the segmented list against a
- * sorted array, the heap against sorting, and the set hash against the set it hashes, each over generated
- * sequences.
+ * The parts the solvable orders answer is kept in (src/orderbook/read/, and its ETag's set hash in
+ * src/orderbook/api/encoding/): the segmented list against a sorted array, the heap against sorting, and
+ * the set hash against the set it hashes, each over generated sequences.
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
