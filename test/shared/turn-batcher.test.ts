@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { TurnBatcher, TurnBatcherError, type Outcome } from '../../src/shared/turn-batcher.js';
+import { nextTurn } from '../../src/shared/next-turn.js';
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function turns(n: number): Promise<void> {
   for (let i = 0; i < n; i++) await nextTurn();

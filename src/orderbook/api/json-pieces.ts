@@ -6,15 +6,11 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { nextTurn } from '../../shared/next-turn.js';
+import type { Pieces } from '../read/solvable-encoding.js';
 
 /** Items encoded per turn of the event loop. */
 export const ITEMS_PER_TURN = 100;
 
-/** A body as buffers to send one after the other, and its length in bytes. */
-export interface Pieces {
-  buffers: Buffer[];
-  length: number;
-}
 
 /** The JSON array of `items`, ITEMS_PER_TURN items to a piece, a turn of the event loop between pieces. */
 export async function jsonArrayPieces(items: readonly unknown[]): Promise<Pieces> {

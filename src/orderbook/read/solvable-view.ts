@@ -33,6 +33,7 @@ import type { SpendableBalances } from '../chain/port.js';
 import { allocateFunding, type Funding, type FundableOrder } from '../domain/funding.js';
 import { SegmentedList, type Segment } from './segmented-list.js';
 import { IndexedHeap } from './indexed-heap.js';
+import { nextTurn } from '../../shared/next-turn.js';
 
 export interface SolvableAnswer {
   /** The JSON array of the orders. */
@@ -73,9 +74,6 @@ export interface SolvableLimits {
 }
 
 const LIMITS: SolvableLimits = { segmentSize: 384, rowsPerTurn: 2000, ordersPerTurn: 500, bytesPerTurn: 4 << 20 };
-
-/** Lets the event loop serve what waits (I/O first) before going on. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * One open order: its state, its amounts as the funding allocation takes them (made once), its JSON for the

@@ -14,6 +14,7 @@ import { logger } from '../../../src/shared/logger.js';
 import { gasFundedWallet, startTestChain, type TestChain } from '../../support/chain.js';
 import { deployEip1271Wallet, deployFaultyToken, eip1271Wallet, fundTrader, mined, testToken } from '../../support/solver.js';
 import { e18 } from '../../support/onchain.js';
+import { nextTurn } from '../../../src/shared/next-turn.js';
 
 /** The same RPC, recording the eth_call batches sent (each pair is a balanceOf and an allowance call). */
 function recordingRpc(rpc: ChainRpc): ChainRpc & { batches: RpcCall[][] } {
@@ -161,7 +162,7 @@ describe('spendable balances (anvil)', () => {
       };
       const balances = new ChainBalances(flaky, dev.vaultRelayer, logger, () => undefined);
       const first = Promise.allSettled([balances.fetch(alice.address, dev.tokens.TKA), balances.fetch(bob.address, dev.tokens.TKB)]);
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       const next = await balances.fetch(bob.address, dev.tokens.TKB);
       assert.deepEqual((await first).map((r) => r.status === 'rejected' && (r.reason as Error).message), ['the node went away', 'the node went away']);
       assert.equal(next, e18(20));

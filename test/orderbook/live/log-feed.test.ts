@@ -11,6 +11,7 @@ import { SqliteEventStore } from '../../../src/orderbook/store/sqlite.js';
 import type { StoredEvent } from '../../../src/orderbook/store/types.js';
 import { LogFeed } from '../../../src/orderbook/live/log-feed.js';
 import { until } from '../../support/wait.js';
+import { nextTurn } from '../../../src/shared/next-turn.js';
 
 describe('log feed', function () {
   this.timeout(60_000);
@@ -48,7 +49,7 @@ describe('log feed', function () {
       after,
       async (events) => {
         take(events);
-        await new Promise((r) => setImmediate(r)); // a client reading at its own pace
+        await nextTurn(); // a client reading at its own pace
         return true;
       },
       take,

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { Readiness } from '../../../src/orderbook/live/readiness.js';
 import { Turns } from '../../../src/orderbook/live/turns.js';
+import { nextTurn } from '../../../src/shared/next-turn.js';
 
 describe('readiness and catch-up turns', () => {
   it('is not ready before the read models were ever level, then ready while they were level within the bound', () => {
@@ -25,20 +26,20 @@ describe('readiness and catch-up turns', () => {
         releases.push(release);
       }),
     );
-    await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setImmediate(r));
+    await nextTurn();
+    await nextTurn();
     assert.deepEqual(order, [0, 1], 'two at once');
     releases[0]();
     releases[0]();
     await Promise.resolve();
     assert.deepEqual(order, [0, 1], 'not granted in the chain of the release');
-    await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setImmediate(r));
+    await nextTurn();
+    await nextTurn();
     assert.deepEqual(order, [0, 1, 2], 'a released turn (given back once) goes to the next waiter');
     releases[1]();
     releases[2]();
-    await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setImmediate(r));
+    await nextTurn();
+    await nextTurn();
     assert.deepEqual(order, [0, 1, 2, 3, 4]);
     for (const release of releases.slice(3)) release();
     await Promise.all(takers);

@@ -19,6 +19,7 @@ import { synthesiseLog } from '../../support/synthetic-log.js';
 import { appDataRegistered, appDataStreamId } from '../../../src/orderbook/write/book-events.js';
 import { checkOrderEvent, orderStreamId } from '../../../src/orderbook/write/events.js';
 import { databaseUrl, dropSchema } from '../../support/postgres.js';
+import { nextTurn } from '../../../src/shared/next-turn.js';
 
 function controlled() {
   let position = 0;
@@ -34,7 +35,6 @@ function controlled() {
   return { compute, calls, moveTo: (p: number) => (position = p) };
 }
 
-const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('DigestCache', () => {
   it('keeps a digest while its read model has not moved', async () => {
@@ -42,7 +42,7 @@ describe('DigestCache', () => {
     const cache = new DigestCache(c.compute, ['orders', 'trades']);
     c.moveTo(5);
     const first = cache.digest('orders', 5);
-    await tick();
+    await nextTurn();
     c.calls[0].finish();
     assert.equal((await first).sha256, 'orders@5');
     assert.equal((await cache.digest('trades', 5)).sha256, 'trades@5');
@@ -55,14 +55,14 @@ describe('DigestCache', () => {
     const cache = new DigestCache(c.compute, ['orders']);
     c.moveTo(1);
     const a = cache.digest('orders', 1);
-    await tick();
+    await nextTurn();
     c.moveTo(2);
     const asked = [cache.digest('orders', 2), cache.digest('orders', 2), cache.digest('orders', 2)];
-    await tick();
+    await nextTurn();
     assert.equal(c.calls.length, 1, 'nothing starts while one runs');
     c.calls[0].finish();
     assert.equal((await a).position, 1);
-    await tick();
+    await nextTurn();
     assert.equal(c.calls.length, 2, 'one next computation for all three');
     c.calls[1].finish();
     assert.deepEqual((await Promise.all(asked)).map((d) => d.position), [2, 2, 2]);
@@ -73,11 +73,11 @@ describe('DigestCache', () => {
     const cache = new DigestCache(c.compute, ['orders']);
     c.moveTo(7);
     const failing = cache.digest('orders', 7);
-    await tick();
+    await nextTurn();
     c.calls[0].fail();
     await assert.rejects(failing, /store unreachable/);
     const again = cache.digest('orders', 7);
-    await tick();
+    await nextTurn();
     c.calls[1].finish();
     assert.equal((await again).sha256, 'orders@7');
   });

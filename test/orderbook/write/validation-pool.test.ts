@@ -9,6 +9,7 @@ import { OrderbookError } from '../../../src/orderbook/domain/errors.js';
 import { validateOrderCreation } from '../../../src/orderbook/domain/order.js';
 import { ValidationPool } from '../../../src/orderbook/write/validation/pool.js';
 import { signOrder } from '../../support/orders.js';
+import { nextTurn } from '../../../src/shared/next-turn.js';
 
 const DOMAIN = gpv2Domain(1, '0x9008D19f58AAbD9eD0D60971565AA8510560ab41');
 const CONTEXT = { domainSeparator: domainSeparator(DOMAIN), now: 1_800_000_000, minValidToSeconds: 60 };
@@ -27,7 +28,6 @@ function threadsOf(pool: ValidationPool): { terminate(): Promise<number> }[] {
   return (pool as unknown as { workers: { thread: { terminate(): Promise<number> } }[] }).workers.map((w) => w.thread);
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('order validation on worker threads', function () {
   this.timeout(30_000);
