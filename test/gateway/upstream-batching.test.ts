@@ -21,7 +21,7 @@ import { DEV_KEYS, signedTransfer } from '../support/chain.js';
 import { Transaction } from 'ethers';
 import { registry } from '../../src/shared/metrics.js';
 
-type Fault = 'none' | 'refuse-json' | 'refuse-400' | 'refuse-500' | 'garbage' | 'string-ids' | 'drop-second' | 'cut-poison';
+type Fault = 'none' | 'refuse-json' | 'refuse-400' | 'refuse-500' | 'garbage' | 'string-ids' | 'drop-second' | 'cut-poison' | 'busy';
 
 /** An address whose balance the relay never asks for: any exchange that holds it loses its connection. */
 const POISON = '0x00000000000000000000000000000000000dead0';
@@ -67,6 +67,10 @@ class RecordingRelay {
     if (batch && (this.fault === 'refuse-400' || this.fault === 'refuse-500')) {
       res.writeHead(this.fault === 'refuse-400' ? 400 : 500, { 'content-type': 'text/plain' });
       return void res.end('batch requests are not allowed');
+    }
+    if (batch && this.fault === 'busy') {
+      res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' });
+      return void res.end('slow down');
     }
     if (batch && this.fault === 'garbage') {
       res.writeHead(200, { 'content-type': 'text/html' });
@@ -163,6 +167,51 @@ describe('HTTP upstream batching', function () {
       assert.deepEqual(relay.singles.map((s) => s.method).sort(), ['eth_call', 'eth_estimateGas', 'eth_getLogs']);
       assert.deepEqual(relay.batches.map((b) => b.length), [4]);
     });
+  });
+
+  it('sends a turn of one call, and the one call left over after full batches, alone rather than as a batch of one', async () => {
+    await through('none', { batchCalls: 8, network: 'one-call' }, async ({ relay, upstream }) => {
+      const [first, ...rest] = distinctCalls(accounts).slice(0, 10);
+      assert.deepEqual([await upstream.send(first)], await alone([first]));
+      assert.deepEqual(relay.singles, [{ jsonrpc: '2.0', id: 0, ...first }]);
+      assert.equal(relay.batches.length, 0);
+      assert.deepEqual(await Promise.all(rest.map((c) => upstream.send(c))), await alone(rest));
+      assert.deepEqual(relay.batches.map((b) => b.length), [8]);
+      assert.deepEqual(relay.singles.slice(1), [{ jsonrpc: '2.0', id: 0, ...rest[8] }]);
+      const labels = { network: 'one-call', upstream: 'relayed' };
+      assert.equal(await counted('ethgate_upstream_exchanges_total', { ...labels, kind: 'single' }), 2);
+      assert.equal(await counted('ethgate_upstream_exchanges_total', { ...labels, kind: 'batch' }), 1);
+      assert.equal(await counted('ethgate_upstream_batched_calls_total', labels), 8);
+    });
+  });
+
+  it('fails each call of a batch answered 429 with that busy error, not sent again alone and not a refusal', async () => {
+    await through('busy', { batchCalls: 8, network: 'busy-batch' }, async ({ relay, upstream }) => {
+      const calls = distinctCalls(accounts).slice(0, 5);
+      const settled = await Promise.allSettled(calls.map((c) => upstream.send(c)));
+      const reasons = settled.map((s) => (s as PromiseRejectedResult).reason as UpstreamError);
+      assert.ok(reasons.every((r) => r instanceof UpstreamError && r.reason === 'busy' && r.retryAfterMs === 1000));
+      assert.equal(new Set(reasons).size, 1, 'the one error of the exchange');
+      assert.equal(relay.batches.length, 1);
+      assert.equal(relay.singles.length, 0);
+      assert.equal(upstream.batching, true);
+      assert.equal(await counted('ethgate_upstream_batch_refusals_total', { network: 'busy-batch', upstream: 'relayed' }), 0);
+    });
+  });
+
+  it('fails the calls still waiting for the end of their turn when closed, sending nothing', async () => {
+    const relay = new RecordingRelay(anvil.url);
+    const upstream = new HttpUpstream({ name: 'relayed', network: 'test', url: await relay.start(), timeoutMs: 10_000, batchCalls: 8 });
+    try {
+      const waiting = distinctCalls(accounts).slice(0, 3).map((c) => upstream.send(c));
+      await upstream.close();
+      const settled = await Promise.allSettled(waiting);
+      assert.ok(settled.every((s) => s.status === 'rejected' && s.reason instanceof UpstreamError && s.reason.reason === 'closed'));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(relay.bodies.length, 0);
+    } finally {
+      relay.close();
+    }
   });
 
   it('sends a call alone again when the batch answer left it out', async () => {
