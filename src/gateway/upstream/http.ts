@@ -2,17 +2,19 @@
  * An upstream reached over HTTP(S): a keep-alive undici pool, one POST per call or batch.
  *
  * Reads that arrive in the same turn of the event loop go out together as one JSON-RPC batch of at most
- * `batchCalls` (eRPC's upstream auto-batching, with no wait added: the turn's calls are sent right after
- * it). One exchange then carries many calls, which is most of what a relayed call costs both the gateway
- * and the node. Only reads (failsafe/policy.ts) are batched, and of those not the ones that may be slow or
- * large (AUTONOMOUS: logs, traces, EVM execution), which would hold the others back: a batch can then
- * always be sent again call by call, since nothing in it changes anything. Each call settles on its own answer; a call the answer left
- * out goes again alone. An upstream that refuses a batch (a non-array answer or one whose ids match no
- * call, a body that is not JSON, an HTTP error other than 408 and 429) gets its calls again one by one,
- * and only single calls for the next minute, after which batches are tried again: one refusal may have
- * been one client's oversized call, which must not cost every client batching for good. When a batch's
- * connection drops, its calls go again alone, so that a call the node chokes on fails alone. A timeout,
- * a 408 or 429, or an unreachable upstream fails each call, for the pool to handle as it would alone.
+ * `batchCalls` (eRPC's upstream auto-batching, with no wait added: the turn's calls are sent right after it).
+ * One exchange then carries many calls, which is most of what a relayed call costs both the gateway and the
+ * node. The turn is gathered by shared/turn-batcher.ts, with its failure rule; a batch of one call goes as
+ * that call alone. Only reads (failsafe/policy.ts) are batched, and of those not the ones that may be slow or
+ * large (AUTONOMOUS: logs, traces, EVM execution), which would hold the others back: a batch can then always
+ * be sent again call by call, since nothing in it changes anything. Each call settles on its own answer; a
+ * call the answer left out goes again alone. An upstream that refuses a batch (a non-array answer or one
+ * whose ids match no call, a body that is not JSON, an HTTP error other than 408 and 429) gets its calls
+ * again one by one, and only single calls for the next minute, after which batches are tried again: one
+ * refusal may have been one client's oversized call, which must not cost every client batching for good. When
+ * a batch's connection drops, its calls go again alone, so that a call the node chokes on fails alone. A
+ * timeout, a 408 or 429, or an unreachable upstream fails each call, for the pool to handle as it would
+ * alone.
  *
  * An answer is read whole (to parse it) up to `maxAnswerBytes`: one that says it is larger (Content-Length)
  * or grows larger is aborted, and its call fails 'too-large' (502 naming MAX_UPSTREAM_ANSWER_BYTES). HTTP
@@ -32,6 +34,7 @@ import type { UpstreamCall, UpstreamTransport } from './types.js';
 import { toOutcome, batchOutcomes } from './outcome.js';
 import { isRead } from '../failsafe/policy.js';
 import { metrics, type CounterCell } from '../metrics.js';
+import { TurnBatcher, type Outcome } from '../../shared/turn-batcher.js';
 
 /** Socket errors raised before a request could be written: the upstream cannot have seen it. */
 const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
@@ -58,13 +61,6 @@ export interface HttpUpstreamOptions {
  */
 const AUTONOMOUS = /^(eth_getLogs|eth_getFilterLogs|eth_call|eth_estimateGas|eth_createAccessList|eth_simulateV1|eth_fillTransaction|eth_callMany|debug_|trace_)/;
 
-/** A call waiting for the end of the turn to go out in a batch. */
-interface Waiting {
-  call: UpstreamCall;
-  resolve(outcome: RpcOutcome): void;
-  reject(err: UpstreamError): void;
-}
-
 export class HttpUpstream implements UpstreamTransport {
   readonly name: string;
   private readonly pool: Pool;
@@ -74,13 +70,13 @@ export class HttpUpstream implements UpstreamTransport {
   private readonly batchCalls: number;
   /** Until when (performance.now()) calls go alone after a refused batch; 0: batches are on. */
   private refusedUntil = 0;
-  /** This turn's calls, sent when it ends. */
-  private turn: Waiting[] = [];
+  /** This turn's batched calls, sent when it ends, `batchCalls` to a batch. */
+  private readonly turn: TurnBatcher<UpstreamCall, RpcOutcome>;
   private readonly counts: Record<'single' | 'batch' | 'clientBatch' | 'batchedCalls' | 'refusals', CounterCell>;
-  private readonly sendTurn = (): void => this.flush();
 
   constructor(private readonly options: HttpUpstreamOptions) {
     this.batchCalls = Math.max(1, options.batchCalls ?? 1);
+    this.turn = new TurnBatcher((calls) => this.flush(calls), { maxItems: this.batchCalls });
     const url = new URL(options.url);
     this.name = options.name;
     this.path = (url.pathname || '/') + url.search;
@@ -115,10 +111,7 @@ export class HttpUpstream implements UpstreamTransport {
 
   send(call: UpstreamCall): Promise<RpcOutcome> {
     if (this.batchCalls === 1 || !isRead(call.method) || AUTONOMOUS.test(call.method) || this.refusing()) return this.sendAlone(call);
-    return new Promise((resolve, reject) => {
-      if (this.turn.length === 0) setImmediate(this.sendTurn);
-      this.turn.push({ call, resolve, reject });
-    });
+    return this.turn.add(call);
   }
 
   sendBatch(calls: UpstreamCall[]): Promise<RpcOutcome[]> {
@@ -132,22 +125,15 @@ export class HttpUpstream implements UpstreamTransport {
     return this.post(body, (answer) => toOutcome(answer, this.name));
   }
 
-  /** Sends the turn's calls, `batchCalls` to a batch. */
-  private flush(): void {
-    const waiting = this.turn;
-    this.turn = [];
-    for (let from = 0; from < waiting.length; from += this.batchCalls) {
-      const part = from === 0 && waiting.length <= this.batchCalls ? waiting : waiting.slice(from, from + this.batchCalls);
-      if (part.length === 1) this.alone(part[0]);
-      else {
-        this.counts.batch.pending++;
-        this.counts.batchedCalls.pending += part.length;
-        this.post(batchBody(part.map((w) => w.call)), (answer) => answer).then(
-          (answer) => this.settleTurn(part, answer),
-          (err: UpstreamError) => this.failTurn(part, err),
-        );
-      }
-    }
+  /** Sends one batch of the turn's calls: a single call alone, more as one JSON-RPC batch. */
+  private flush(calls: UpstreamCall[]): Outcome<RpcOutcome>[] | Promise<Outcome<RpcOutcome>[]> {
+    if (calls.length === 1) return [this.sendAlone(calls[0])];
+    this.counts.batch.pending++;
+    this.counts.batchedCalls.pending += calls.length;
+    return this.post(batchBody(calls), (answer) => answer).then(
+      (answer) => this.settleTurn(calls, answer),
+      (err: UpstreamError) => this.failTurn(calls, err),
+    );
   }
 
   private refusing(): boolean {
@@ -158,49 +144,47 @@ export class HttpUpstream implements UpstreamTransport {
   }
 
   /** The upstream refused a batch: its calls go again alone, and the next ones alone for a while. */
-  private refused(part: Waiting[]): void {
+  private refused(calls: UpstreamCall[]): Promise<RpcOutcome>[] {
     this.counts.refusals.pending++;
     this.refusedUntil = performance.now() + (this.options.batchRetryMs ?? 60_000);
-    for (const waiting of part) this.alone(waiting);
+    return calls.map((call) => this.sendAlone(call));
   }
 
-  private alone(waiting: Waiting): void {
-    this.sendAlone(waiting.call).then(waiting.resolve, waiting.reject);
-  }
-
-  /** Gives each call its answer; one the upstream left out is sent again alone. */
-  private settleTurn(part: Waiting[], answer: unknown): void {
+  /** Each call's answer (or why it is not one); a call the upstream left out is sent again alone. */
+  private settleTurn(calls: UpstreamCall[], answer: unknown): Outcome<RpcOutcome>[] {
     const byId = new Map<number, unknown>();
     if (Array.isArray(answer)) {
       for (const item of answer) {
         const id = (item as { id?: unknown } | null)?.id;
-        if (typeof id === 'number' && id >= 0 && id < part.length) byId.set(id, item);
+        if (typeof id === 'number' && id >= 0 && id < calls.length) byId.set(id, item);
       }
     }
     if (byId.size === 0) {
       // One object for the whole batch (an error such as "batch not supported"), or answers that match no
       // call (ids rewritten on the way): this upstream's batches cannot be used.
-      return this.refused(part);
+      return this.refused(calls);
     }
-    for (let i = 0; i < part.length; i++) {
+    const outcomes: Outcome<RpcOutcome>[] = new Array(calls.length);
+    for (let i = 0; i < calls.length; i++) {
       const item = byId.get(i);
-      if (item === undefined) this.alone(part[i]);
+      if (item === undefined) outcomes[i] = this.sendAlone(calls[i]);
       else {
         try {
-          part[i].resolve(toOutcome(item, this.name));
+          outcomes[i] = toOutcome(item, this.name);
         } catch (err) {
-          part[i].reject(err as UpstreamError);
+          outcomes[i] = err as UpstreamError;
         }
       }
     }
+    return outcomes;
   }
 
-  /** A batch that failed as a whole: see the file's opening comment. */
-  private failTurn(part: Waiting[], err: UpstreamError): void {
+  /** A batch that failed as a whole, see the file's opening comment: its calls go alone, or fail with it. */
+  private failTurn(calls: UpstreamCall[], err: UpstreamError): Outcome<RpcOutcome>[] {
     const refusal = err.reason === 'bad-response' || (err.reason === 'http-status' && err.httpStatus !== 408 && err.httpStatus !== 429);
-    if (refusal) return this.refused(part);
-    if (err.reason === 'connection-lost') for (const waiting of part) this.alone(waiting);
-    else for (const waiting of part) waiting.reject(err);
+    if (refusal) return this.refused(calls);
+    if (err.reason === 'connection-lost') return calls.map((call) => this.sendAlone(call));
+    throw err;
   }
 
   /**
@@ -271,8 +255,7 @@ export class HttpUpstream implements UpstreamTransport {
   }
 
   async close(): Promise<void> {
-    this.failTurn(this.turn, new UpstreamError('closed', this.name, 'was closed'));
-    this.turn = [];
+    this.turn.failWaiting(new UpstreamError('closed', this.name, 'was closed'));
     this.deadlines.stop();
     await this.pool.destroy();
   }
