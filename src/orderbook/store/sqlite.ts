@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { planBatch, type EventRow, type PreparedGroup, type BatchPlan } from './append-plan.js';
 import { GroupCommitQueue } from './group-commit.js';
 import { HeadListeners } from './head-listeners.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 import type {
   AggregatedStream,
   AppendResult,
@@ -96,6 +97,8 @@ export class SqliteEventStore implements EventStore {
   private readonly walPath: string | undefined;
   /** The WAL, open for syncLog. */
   private wal: { file: FileHandle; inode: number } | undefined;
+  /** Checkpoints the WAL off the event loop (none without WAL, or for a scan, which only reads). */
+  private readonly checkpointer: WalCheckpointer | undefined;
 
   /**
    * `path`: the database file (created if missing; its directory must exist) or ':memory:'. `scan`: the
@@ -116,9 +119,10 @@ export class SqliteEventStore implements EventStore {
     this.walPath = wal ? `${path}-wal` : undefined;
     this.db.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
-    // The read models share this file: a 64 MB page cache keeps their indexes in memory, and checkpointing
-    // the WAL every 10,000 pages (40 MB) rather than 1,000 copies each often-changed page once instead of
-    // many times (bench/orderbook.ts measures order intake).
+    // The read models share this file: a 64 MB page cache keeps their indexes in memory. The WAL is
+    // checkpointed on a worker thread (wal-checkpointer.ts); SQLite's own checkpoint, on the event loop,
+    // stays as a backstop every 10,000 pages rather than 1,000, so that each often-changed page is copied
+    // once instead of many times (bench/orderbook.ts measures order intake).
     this.db.pragma('cache_size = -65536');
     this.db.pragma('wal_autocheckpoint = 10000');
     if (options.scan && wal) {
@@ -127,6 +131,7 @@ export class SqliteEventStore implements EventStore {
       this.db.pragma('wal_checkpoint(PASSIVE)');
     }
     this.db.exec(SCHEMA);
+    this.checkpointer = wal && !options.scan ? new WalCheckpointer(path) : undefined;
     this.statements = prepareStatements(this.db);
     this.writeBatchTx = this.db.transaction((batch: PreparedGroup[]) => this.writeBatch(batch));
     this.listeners = new HeadListeners(this.statements.head.get()!);
@@ -214,6 +219,7 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (!this.db.open) return;
     await this.queue.close();
+    await this.checkpointer?.stop();
     await this.wal?.file.close();
     this.wal = undefined;
     this.db.close();
