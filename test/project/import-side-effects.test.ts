@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { repoPath } from '../../src/shared/paths.js';
 
-const ENTRY_POINTS = new Set(['wiring/main.js', 'cli/check-imports.js', 'cli/compile-contracts.js', 'cli/gen-types.js', 'cli/replay.js', 'cli/demo.js', 'orderbook/read/replay-worker.js', 'orderbook/read/digest-worker.js']);
+const ENTRY_POINTS = new Set(['wiring/main.js', 'cli/check-imports.js', 'cli/compile-contracts.js', 'cli/gen-types.js', 'cli/replay.js', 'cli/demo.js', 'orderbook/read/replay-worker.js', 'orderbook/read/digest-worker.js', 'orderbook/store/wal-checkpoint-worker.js']);
 
 function modules(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
