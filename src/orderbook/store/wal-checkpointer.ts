@@ -28,9 +28,14 @@ export class WalCheckpointer {
     this.worker.unref();
   }
 
-  /** Ends the worker's connection (before the store closes its own, so that SQLite's last close checkpoints). */
+  /**
+   * Ends the worker's connection (before the store closes its own, so that SQLite's last close checkpoints).
+   * The worker keeps the process alive meanwhile: a process whose last task is closing its store would
+   * otherwise end, with nothing left on its event loop, before the store closed.
+   */
   stop(): Promise<void> {
     return (this.stopped ??= new Promise<void>((resolve) => {
+      this.worker.ref();
       this.worker.once('exit', () => resolve());
       this.worker.postMessage('stop');
     }));

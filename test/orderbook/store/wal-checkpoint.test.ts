@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { SqliteEventStore } from '../../../src/orderbook/store/sqlite.js';
 import { until } from '../../support/wait.js';
 
@@ -39,5 +40,17 @@ describe('SQLite log: WAL checkpoints on a worker thread', () => {
     } finally {
       await reopened.close();
     }
+  });
+
+  it('a process whose last task is closing the store goes on after the close', () => {
+    const store = new URL('../../../src/orderbook/store/sqlite.js', import.meta.url).href;
+    const script = `
+      import { SqliteEventStore } from ${JSON.stringify(store)};
+      const store = new SqliteEventStore(${JSON.stringify(join(dir, 'log.sqlite'))});
+      await store.append('s', [{ type: 'Noted', schemaVersion: 1, data: {} }], 'any');
+      await store.close();
+      console.log('closed');`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(out.trim(), 'closed');
   });
 });
