@@ -135,9 +135,9 @@ function fundable(state: OrderState): FundableOrder {
     sellToken: o.sellToken,
     kind: o.kind,
     partiallyFillable: o.partiallyFillable,
-    sellAmount: BigInt(o.sellAmount),
-    buyAmount: BigInt(o.buyAmount),
-    feeAmount: BigInt(o.feeAmount),
+    sellAmount: state.amounts!.sellAmount,
+    buyAmount: state.amounts!.buyAmount,
+    feeAmount: state.amounts!.feeAmount,
     executedSellAmount: state.executed.sellAmount,
     executedBuyAmount: state.executed.buyAmount,
   };

@@ -30,6 +30,17 @@ export interface ChainFact {
   trade: TradeRecordedData | null;
 }
 
+/** The amounts the order signed, parsed once from its OrderCreated data (decimal strings there, as stored). */
+export interface SignedAmounts {
+  sellAmount: bigint;
+  buyAmount: bigint;
+  feeAmount: bigint;
+}
+
+export function signedAmountsOf(order: OrderCreatedData | null): SignedAmounts | null {
+  return order && { sellAmount: BigInt(order.sellAmount), buyAmount: BigInt(order.buyAmount), feeAmount: BigInt(order.feeAmount) };
+}
+
 export interface ExecutedAmounts {
   /** Sum of the trades' sellAmount, fee included. */
   sellAmount: bigint;
@@ -40,6 +51,8 @@ export interface ExecutedAmounts {
 
 export interface OrderState {
   order: OrderCreatedData | null;
+  /** The order's signed amounts as numbers (null while the order itself is unknown). */
+  amounts: SignedAmounts | null;
   cancellation: OrderCancelledData | null;
   /** Every chain fact of the stream, in stream order, reverted ones included. */
   chainFacts: readonly ChainFact[];
@@ -60,6 +73,7 @@ export const NOTHING_EXECUTED: ExecutedAmounts = { sellAmount: 0n, sellAmountBef
 export function initialState(): OrderState {
   return {
     order: null,
+    amounts: null,
     cancellation: null,
     chainFacts: [],
     invalidatedOnChain: false,
@@ -93,13 +107,14 @@ export function tradesOf(facts: readonly ChainFact[]): readonly TradeRecordedDat
  * with --trace-gc-nvp on the service while it answered GET /api/v1/orders/{UID}).
  */
 function derive(order: OrderCreatedData | null, cancellation: OrderCancelledData | null, chainFacts: readonly ChainFact[]): OrderState {
+  const amounts = signedAmountsOf(order);
   const fullyExecuted = (executed: ExecutedAmounts) =>
-    order !== null &&
-    isFullyExecuted({ kind: order.kind, sellAmount: BigInt(order.sellAmount), buyAmount: BigInt(order.buyAmount) }, executed);
+    order !== null && isFullyExecuted({ kind: order.kind, sellAmount: amounts!.sellAmount, buyAmount: amounts!.buyAmount }, executed);
   // Most orders never see the chain: skip the bookkeeping (a replay derives millions of states).
   if (chainFacts.length === 0) {
     return {
       order,
+      amounts,
       cancellation,
       chainFacts,
       invalidatedOnChain: false,
@@ -125,6 +140,7 @@ function derive(order: OrderCreatedData | null, cancellation: OrderCancelledData
   );
   return {
     order,
+    amounts,
     cancellation,
     chainFacts,
     invalidatedOnChain: standing.some((fact) => fact.type === 'OrderInvalidated'),

@@ -26,6 +26,7 @@ import type { StoredQuote } from '../../../src/orderbook/store/quote-store.js';
 import { signCancellation, signOrder, type OrderParams } from '../../support/orders.js';
 import { DEV_KEYS } from '../../support/vectors.js';
 import { deciderSpec } from '../../support/decider-spec.js';
+import { docOf, stateOf } from '../../../src/orderbook/read/projections/orders.js';
 
 const DOMAIN = gpv2Domain(1, '0x9008D19f58AAbD9eD0D60971565AA8510560ab41');
 const SEPARATOR = domainSeparator(DOMAIN);
@@ -573,9 +574,16 @@ describe('order state and status', () => {
     assert.deepEqual(foldOrderEvents(events.map((e) => checkOrderEvent(JSON.parse(JSON.stringify(e))))), state);
     assert.equal(state.invalidatedOnChain, true);
     assert.equal(state.executed.sellAmount, 300n);
+    // The signed amounts as numbers beside the stored strings, the same whichever way the state was made.
+    for (const field of ['sellAmount', 'buyAmount', 'feeAmount'] as const) {
+      assert.equal(typeof state.amounts![field], 'bigint');
+      assert.equal(String(state.amounts![field]), state.order![field]);
+    }
+    assert.deepEqual(stateOf(docOf(state)), state, 'the read model document gives back the same state');
     // Each fold starts from a fresh, empty state: nothing one stream folded leaks into the next.
     assert.deepEqual(orderDecider.initialState(), {
       order: null,
+      amounts: null,
       cancellation: null,
       chainFacts: [],
       invalidatedOnChain: false,

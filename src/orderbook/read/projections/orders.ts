@@ -11,6 +11,7 @@ import {
   initialState,
   tradesOf,
   NOTHING_EXECUTED,
+  signedAmountsOf,
   type ChainFact,
   type ExecutedAmounts,
   type OrderState,
@@ -55,6 +56,7 @@ export function stateOf(doc: OrderDoc): OrderState {
       : { sellAmount: BigInt(e.sellAmount), sellAmountBeforeFees: BigInt(e.sellAmountBeforeFees), buyAmount: BigInt(e.buyAmount), feeAmount: BigInt(e.feeAmount) };
   return {
     order: doc.order,
+    amounts: signedAmountsOf(doc.order),
     cancellation: doc.cancellation,
     chainFacts: doc.chainFacts,
     invalidatedOnChain: doc.invalidatedOnChain,
