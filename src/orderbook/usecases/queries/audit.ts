@@ -5,7 +5,7 @@
 import type { StoredEvent } from '../../store/types.js';
 import type { ProjectionsStatus } from '../../../generated/orderbook/projections-status.js';
 import type { Book } from '../book.js';
-import { nextTurn } from '../../../shared/next-turn.js';
+import { readInTurns } from '../../../shared/next-turn.js';
 
 /** Events of GET /api/v1/events read in one turn of the event loop (a page takes several). */
 export const EVENTS_PER_TURN = 100;
@@ -13,15 +13,11 @@ export const EVENTS_PER_TURN = 100;
 /** GET /api/v1/events: `limit` events after a position, EVENTS_PER_TURN at a time with a turn of the event loop between. */
 export async function readLog(book: Pick<Book, 'events'>, after: number, limit: number): Promise<StoredEvent[]> {
   const events: StoredEvent[] = [];
-  let from = after;
-  while (events.length < limit) {
-    if (events.length > 0) await nextTurn();
-    const wanted = Math.min(EVENTS_PER_TURN, limit - events.length);
-    const read = await book.events.readAll(from, wanted);
+  await readInTurns(limit, EVENTS_PER_TURN, async (wanted) => {
+    const read = await book.events.readAll(events.at(-1)?.position ?? after, wanted);
     events.push(...read);
-    if (read.length < wanted) break;
-    from = read[read.length - 1].position;
-  }
+    return read.length;
+  });
   return events;
 }
 

@@ -16,7 +16,7 @@ import { stateOf, type OrderDoc } from '../../read/projections/orders.js';
 import { status as orderStatus, type OrderState } from '../../write/order-state.js';
 import { orderStreamId } from '../../write/events.js';
 import { nowOf, type Book } from '../book.js';
-import { nextTurn } from '../../../shared/next-turn.js';
+import { readInTurns } from '../../../shared/next-turn.js';
 
 export interface OrdersFilter {
   owner?: string;
@@ -90,23 +90,19 @@ export const ORDER_ROWS_PER_TURN = 100;
 export async function listOrders(book: Reader, filter: OrdersFilter): Promise<OrdersPage> {
   const now = nowOf(book);
   const orders: FoundOrder[] = [];
-  let read = 0;
   let after = filter.after;
-  while (read < filter.limit) {
-    if (read > 0) await nextTurn();
-    const wanted = Math.min(ORDER_ROWS_PER_TURN, filter.limit - read);
+  const read = await readInTurns(filter.limit, ORDER_ROWS_PER_TURN, async (wanted) => {
     const rows = await book.readModels.find<OrderDoc>('orders', ordersQuery({ ...filter, after, limit: wanted }, now));
     for (const row of rows) {
       const funding = await book.solvable.fundingOf(row.key, now);
       if (funding && !funding.funded && !filter.includeInsufficientBalance) continue;
       orders.push(found(row, now, funding));
     }
-    read += rows.length;
     const last = rows.at(-1);
     // A row without its order (an unknown UID's) is never listed (the query asks for known ones).
     if (last?.doc.order) after = { createdAt: last.doc.order.creationDate, uid: last.key };
-    if (rows.length < wanted) break;
-  }
+    return rows.length;
+  });
   const next = read === filter.limit && after && after !== filter.after ? after : null;
   return { orders, next };
 }
