@@ -14,6 +14,18 @@ import { nextTurn } from '../../../src/shared/next-turn.js';
 const DOMAIN = gpv2Domain(1, '0x9008D19f58AAbD9eD0D60971565AA8510560ab41');
 const CONTEXT = { domainSeparator: domainSeparator(DOMAIN), now: 1_800_000_000, minValidToSeconds: 60 };
 
+/** A valid order of a fresh owner, as the worker tests send it again and again. */
+async function oneOrder(): Promise<unknown> {
+  const { body } = await signOrder(Wallet.createRandom(), DOMAIN, {
+    sellToken: '0x' + 'a1'.repeat(20),
+    buyToken: '0x' + 'b2'.repeat(20),
+    sellAmount: 1000n,
+    buyAmount: 900n,
+    validTo: CONTEXT.now + 3600,
+  });
+  return body;
+}
+
 function outcome(fn: () => unknown): unknown {
   try {
     return { order: fn() };
@@ -60,13 +72,7 @@ describe('order validation on worker threads', function () {
   it('replaces a worker that stops', async () => {
     const single = new ValidationPool(1);
     try {
-      const { body } = await signOrder(Wallet.createRandom(), DOMAIN, {
-        sellToken: '0x' + 'a1'.repeat(20),
-        buyToken: '0x' + 'b2'.repeat(20),
-        sellAmount: 1000n,
-        buyAmount: 900n,
-        validTo: CONTEXT.now + 3600,
-      });
+      const body = await oneOrder();
       await single.validate(body, CONTEXT);
       await threadsOf(single)[0].terminate();
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -80,13 +86,7 @@ describe('order validation on worker threads', function () {
   it('a worker stopped mid-job fails only its own jobs; the other worker\'s finish and a new worker takes its place', async () => {
     const two = new ValidationPool(2);
     try {
-      const { body } = await signOrder(Wallet.createRandom(), DOMAIN, {
-        sellToken: '0x' + 'a1'.repeat(20),
-        buyToken: '0x' + 'b2'.repeat(20),
-        sellAmount: 1000n,
-        buyAmount: 900n,
-        validTo: CONTEXT.now + 3600,
-      });
+      const body = await oneOrder();
       // One turn's jobs go to one worker as one message, the next turn's to the other (the less busy): each
       // worker holds hundreds of signature recoveries when the first is stopped.
       const JOBS = 400;
